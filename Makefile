@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# swroce: software RoCEv2 RDMA device.
+#
+#   make            kernel/swroce.ko (against KDIR) + the provider + selftests
+#   make deps       install what a fresh Debian 12 needs (apt-get, idempotent)
+#   make check      deps, build, lint, then selftests + rdma-core suite in a
+#                   QEMU guest on every pinned kernel; ends "N passed, N failed"
+#   make run        the demo in a guest
+#   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
+#   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
+#   make kmod-all   swroce.ko for every pinned kernel, in build/kmod/<kver>/
+#
+# KVER/KDIR: the kernel to build against. Default: the running kernel when
+# its build directory exists, otherwise the newest installed Debian headers.
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	  else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	  sed 's|.*/linux-headers-||' | sort -V | tail -n 1; fi)
+KDIR ?= /lib/modules/$(KVER)/build
+
+CC ?= cc
+CFLAGS_USER := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing \
+	-I$(TOP)/include/uapi -I$(TOP)/providers/swroce
+
+PROVIDER := providers/swroce/libswroce-rdmav34.so
+PROVIDER_SRC := $(wildcard providers/swroce/*.c)
+PROVIDER_SRC := $(filter-out providers/swroce/abi_layout_check.c,$(PROVIDER_SRC))
+PROVIDER_HDR := $(wildcard providers/swroce/*.h) include/uapi/rdma/swroce-abi.h
+
+KSRC_DIR := $(BUILD)/ksrc
+KSFT_DIR := $(KSRC_DIR)/tools/testing/selftests
+SELFTESTS_C := $(wildcard selftests/*.c)
+SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_C))
+
+.PHONY: all kmod kmod-all provider selftests deps lint check run vm bench \
+	clean help
+
+all: kmod provider selftests
+
+help:
+	@sed -n '3,16p' Makefile
+
+kmod:
+	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
+		"install linux-headers-$(KVER) or run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+kmod-all:
+	tools/build-kmod.sh $(BUILD)/kmod
+
+provider: $(PROVIDER)
+
+$(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
+	@providers/swroce/check-libibverbs.sh
+	$(CC) $(CFLAGS_USER) -fPIC -shared -fvisibility=hidden \
+		-Wl,--no-undefined -Wl,-z,defs -o $@ $(PROVIDER_SRC) -libverbs
+
+selftests: $(SELFTESTS)
+
+$(KSFT_DIR)/kselftest_harness.h:
+	tools/extract-ksrc.sh $(KSRC_DIR)
+
+$(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselftest_harness.h \
+		include/uapi/rdma/swroce-abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -I$(KSFT_DIR) -o $@ $< \
+		-libverbs -lpthread
+
+deps:
+	tools/deps.sh
+
+lint:
+	tools/lint.sh
+
+check:
+	tools/check.sh
+
+run:
+	tools/run-demo.sh
+
+vm: all kmod-all
+	tools/vm/vm.sh -i $(if $(KERNEL),-k $(KERNEL))
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+	rm -f $(PROVIDER) providers/swroce/*.o
+	rm -rf $(BUILD)

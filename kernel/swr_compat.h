@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Differences between the kernel versions swroce builds against (Debian's
+ * 6.1 and 6.12). Kbuild probes the headers for each feature and defines
+ * SWR_HAVE_*; the rest of the driver calls only the shims below.
+ */
+#ifndef SWR_COMPAT_H
+#define SWR_COMPAT_H
+
+#include <rdma/ib_verbs.h>
+
+/*
+ * The name given to "rdma link add" is the user's choice: the core must not
+ * rename the device when it moves between network namespaces.
+ */
+static inline void swr_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+#ifdef SWR_HAVE_MARK_NAME_ASSIGNED_BY_USER
+	ib_mark_name_assigned_by_user(ibdev);
+#endif
+}
+
+#endif /* SWR_COMPAT_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * swroce module: the "swroce" rdma_link type, device registration and
+ * teardown, and the netdev events that drive the port.
+ *
+ * A device lives from "rdma link add <name> type swroce netdev <ndev>" until
+ * whichever comes first of "rdma link del", the unregistration of <ndev>
+ * (which includes the deletion of its network namespace) and module unload.
+ * All three end in the RDMA core's unregistration, which calls
+ * swr_dealloc_driver() exactly once.
+ */
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/swroce-abi.h>
+
+#include "swr.h"
+#include "swr_compat.h"
+
+/*
+ * Every swr_dev that has been created and not yet freed, so that module
+ * unload can find devices whose unregistration is still pending.
+ */
+static LIST_HEAD(swr_dev_list);
+static DEFINE_MUTEX(swr_dev_list_lock);
+
+enum ib_port_state swr_port_state(struct swr_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+	       IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static ssize_t netdev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(netdev);
+
+static ssize_t abi_version_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SWROCE_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(abi_version);
+
+static struct attribute *swr_attrs[] = {
+	&dev_attr_netdev.attr,
+	&dev_attr_abi_version.attr,
+	NULL,
+};
+
+static const struct attribute_group swr_attr_group = {
+	.name = SWROCE_SYSFS_GROUP,
+	.attrs = swr_attrs,
+};
+
+static void swr_dealloc_driver(struct ib_device *ibdev)
+{
+	struct swr_dev *sdev = to_swr_dev(ibdev);
+
+	/* Also reached from a failed newlink, possibly before list_add. */
+	mutex_lock(&swr_dev_list_lock);
+	list_del_init(&sdev->list);
+	mutex_unlock(&swr_dev_list_lock);
+
+	ida_destroy(&sdev->pd_ida);
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+static const struct ib_device_ops swr_dev_ops = {
+	.owner = THIS_MODULE,
+	/*
+	 * An out-of-tree driver has no rdma_driver_id of its own. The
+	 * provider matches the sysfs group instead (see swroce-abi.h); we
+	 * never look devices up by driver id, because other out-of-tree
+	 * drivers share RDMA_DRIVER_UNKNOWN.
+	 */
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SWROCE_ABI_VERSION,
+
+	.alloc_pd = swr_alloc_pd,
+	.alloc_ucontext = swr_alloc_ucontext,
+	.dealloc_driver = swr_dealloc_driver,
+	.dealloc_pd = swr_dealloc_pd,
+	.dealloc_ucontext = swr_dealloc_ucontext,
+	.device_group = &swr_attr_group,
+	.get_link_layer = swr_get_link_layer,
+	.get_port_immutable = swr_get_port_immutable,
+	.query_device = swr_query_device,
+	.query_pkey = swr_query_pkey,
+	.query_port = swr_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
+};
+
+/* The swroce device bound to @ndev, with a registration reference. */
+static struct swr_dev *swr_get_dev_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return NULL;
+	if (ibdev->ops.dealloc_driver != swr_dealloc_driver) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_swr_dev(ibdev);
+}
+
+static bool swr_netdev_is_bound(struct net_device *ndev)
+{
+	struct swr_dev *sdev;
+
+	lockdep_assert_held(&swr_dev_list_lock);
+	list_for_each_entry(sdev, &swr_dev_list, list)
+		if (sdev->ndev == ndev)
+			return true;
+	return false;
+}
+
+static bool swr_netdev_qualified(struct net_device *ndev)
+{
+	/* RoCE needs Ethernet framing and room for a 256-byte IB MTU. */
+	return ndev->type == ARPHRD_ETHER && !is_vlan_dev(ndev) &&
+	       iboe_get_mtu(ndev->mtu) != 0;
+}
+
+static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct swr_dev *sdev;
+	int err;
+
+	if (!swr_netdev_qualified(ndev)) {
+		netdev_dbg(ndev, "swroce: not an Ethernet netdev with MTU >= 256\n");
+		return -EINVAL;
+	}
+
+	sdev = ib_alloc_device(swr_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+
+	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	ida_init(&sdev->pd_ida);
+	INIT_LIST_HEAD(&sdev->list);
+	sdev->last_port_state = swr_port_state(sdev);
+
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = SWR_PORT_NUM;
+	sdev->ibdev.num_comp_vectors = 1;
+	sdev->ibdev.attrs.kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
+	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid,
+			    ndev->dev_addr);
+	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));
+	/* From here on ib_dealloc_device() undoes the above. */
+	ib_set_device_ops(&sdev->ibdev, &swr_dev_ops);
+	swr_mark_name_assigned_by_user(&sdev->ibdev);
+
+	/*
+	 * Claim the netdev under the list lock, so two racing newlinks on
+	 * one netdev cannot both succeed; the lock is dropped before
+	 * registration, which takes rtnl_lock (see the lock order in swr.h).
+	 */
+	mutex_lock(&swr_dev_list_lock);
+	if (swr_netdev_is_bound(ndev)) {
+		mutex_unlock(&swr_dev_list_lock);
+		err = -EEXIST;
+		goto err_dealloc;
+	}
+	list_add_tail(&sdev->list, &swr_dev_list);
+	mutex_unlock(&swr_dev_list_lock);
+
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, SWR_PORT_NUM);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (err)
+		goto err_dealloc;
+
+	/*
+	 * If @ndev started to unregister before we were registered, the
+	 * notifier could not find us; both the check and the notifier run
+	 * under rtnl_lock, so exactly one of them queues the unregistration.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED)
+		ib_unregister_device_queued(&sdev->ibdev);
+	rtnl_unlock();
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+static struct rdma_link_ops swr_link_ops = {
+	.type = "swroce",
+	.newlink = swr_newlink,
+};
+
+static void swr_port_event(struct swr_dev *sdev)
+{
+	enum ib_port_state state = swr_port_state(sdev);
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SWR_PORT_NUM,
+	};
+
+	if (state == sdev->last_port_state)
+		return;
+	sdev->last_port_state = state;
+	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+					     IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+static int swr_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct swr_dev *sdev;
+
+	sdev = swr_get_dev_by_netdev(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		swr_port_event(sdev);
+		break;
+	default:
+		/* MTU and addresses are read when they are needed. */
+		break;
+	}
+
+	ib_device_put(&sdev->ibdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block swr_netdev_notifier = {
+	.notifier_call = swr_netdev_event,
+};
+
+/*
+ * Unregister every device, including those whose queued unregistration has
+ * not run yet: ib_unregister_device() waits for a concurrent one, and once
+ * it returns for the last device no code of ours can run any more.
+ */
+static void swr_unregister_all(void)
+{
+	struct swr_dev *sdev;
+
+	mutex_lock(&swr_dev_list_lock);
+	while (!list_empty(&swr_dev_list)) {
+		sdev = list_first_entry(&swr_dev_list, struct swr_dev, list);
+		/* Keep the memory while the list lock is dropped. */
+		get_device(&sdev->ibdev.dev);
+		mutex_unlock(&swr_dev_list_lock);
+
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+
+		mutex_lock(&swr_dev_list_lock);
+	}
+	mutex_unlock(&swr_dev_list_lock);
+}
+
+static int __init swr_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&swr_netdev_notifier);
+	if (err)
+		return err;
+	rdma_link_register(&swr_link_ops);
+	return 0;
+}
+
+static void __exit swr_exit(void)
+{
+	/* Waits for every newlink in flight; no new device after this. */
+	rdma_link_unregister(&swr_link_ops);
+	swr_unregister_all();
+	unregister_netdevice_notifier(&swr_netdev_notifier);
+}
+
+module_init(swr_init);
+module_exit(swr_exit);
+
+MODULE_AUTHOR("swroce developers");
+MODULE_DESCRIPTION("swroce: software RoCEv2 RDMA device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("swroce");

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Strict handling of driver-private uverbs data.
+ *
+ * A provider may be older or newer than the kernel. An older one sends a
+ * shorter command: accepted when it reaches the last field the command
+ * cannot do without. A newer one may send a longer command: accepted only
+ * when every byte this kernel does not understand is zero, because a
+ * non-zero byte there is a request this kernel would silently ignore.
+ */
+#ifndef SWR_UDATA_H
+#define SWR_UDATA_H
+
+#include <rdma/ib_verbs.h>
+
+/* Bytes of @udata's input from @known on must all be zero. */
+static inline bool swr_udata_tail_clear(struct ib_udata *udata, size_t known)
+{
+	if (udata->inlen <= known)
+		return true;
+	return ib_is_udata_cleared(udata, known, udata->inlen - known);
+}
+
+/*
+ * Copy a command of @size bytes (zero-filled past what the provider sent)
+ * whose fields up to @min_size are mandatory.
+ */
+static inline int swr_udata_get_cmd(struct ib_udata *udata, void *cmd,
+				    size_t size, size_t min_size)
+{
+	memset(cmd, 0, size);
+	if (udata->inlen < min_size)
+		return -EINVAL;
+	if (!swr_udata_tail_clear(udata, size))
+		return -EINVAL;
+	return ib_copy_from_udata(cmd, udata, min(size, udata->inlen));
+}
+
+/* For verbs that take no driver-private input. */
+static inline int swr_udata_no_cmd(struct ib_udata *udata)
+{
+	return swr_udata_tail_clear(udata, 0) ? 0 : -EINVAL;
+}
+
+/* Write back at most what the provider has room for. */
+static inline int swr_udata_put_resp(struct ib_udata *udata, void *resp,
+				     size_t size)
+{
+	return ib_copy_to_udata(udata, resp, min(size, udata->outlen));
+}
+
+#endif /* SWR_UDATA_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device, port, user-context and protection-domain verbs.
+ */
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/swroce-abi.h>
+
+#include "swr.h"
+#include "swr_udata.h"
+
+int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		     struct ib_udata *udata)
+{
+	/* No driver-private query data is defined, in either direction. */
+	if (udata && (udata->inlen || udata->outlen)) {
+		ibdev_dbg(ibdev, "query_device: unexpected udata %zu/%zu\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+
+	memset(attr, 0, sizeof(*attr));
+	/* One port per device: the system image is the node itself. */
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = SWR_VENDOR_ID;
+	attr->vendor_part_id = SWR_VENDOR_PART_ID;
+	attr->hw_ver = SWR_HW_VER;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_pd = SWR_MAX_PD;
+	attr->max_pkeys = SWR_PKEY_TABLE_LEN;
+	attr->local_ca_ack_delay = 15;
+	/*
+	 * The data path (MRs, CQs, QPs) is not offered yet: every limit that
+	 * belongs to it stays zero rather than promising what the device
+	 * cannot do.
+	 */
+	return 0;
+}
+
+enum rdma_link_layer swr_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+int swr_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
+{
+	struct swr_dev *sdev = to_swr_dev(ibdev);
+	int err;
+
+	/* The core has zeroed *attr and checked the port number. */
+	attr->state = swr_port_state(sdev);
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+			   IB_PORT_PHYS_STATE_LINK_UP :
+			   IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
+	attr->gid_tbl_len = SWR_GID_TABLE_LEN;
+	attr->pkey_tbl_len = SWR_PKEY_TABLE_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SZ_2G;
+	attr->bad_pkey_cntr = 0;
+	attr->qkey_viol_cntr = 0;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->lmc = 0;
+	attr->max_vl_num = 1;
+
+	err = ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			       &attr->active_width);
+	if (err)
+		ibdev_dbg(ibdev, "no link speed from %s: %d\n",
+			  netdev_name(sdev->ndev), err);
+	return 0;
+}
+
+int swr_get_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *immutable)
+{
+	/* RoCEv2 only: we never speak RoCEv1 (Ethertype 0x8915). */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = SWR_PKEY_TABLE_LEN;
+	immutable->gid_tbl_len = SWR_GID_TABLE_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+int swr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index >= SWR_PKEY_TABLE_LEN)
+		return -EINVAL;
+	*pkey = SWR_DEFAULT_PKEY;
+	return 0;
+}
+
+int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct ib_device *ibdev = ibuc->device;
+	struct swroce_alloc_ucontext_resp resp = {};
+	struct swroce_alloc_ucontext_cmd cmd;
+	int err;
+
+	err = swr_udata_get_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(typeof(cmd), abi_version));
+	if (err) {
+		ibdev_dbg(ibdev, "alloc_ucontext: bad command (%zu bytes): %d\n",
+			  udata->inlen, err);
+		return err;
+	}
+	if (cmd.comp_mask) {
+		ibdev_dbg(ibdev, "alloc_ucontext: unknown comp_mask %#x\n",
+			  cmd.comp_mask);
+		return -EOPNOTSUPP;
+	}
+	if (cmd.abi_version != SWROCE_ABI_VERSION) {
+		ibdev_dbg(ibdev, "alloc_ucontext: provider ABI %u, kernel ABI %u\n",
+			  cmd.abi_version, SWROCE_ABI_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+
+	resp.abi_version = SWROCE_ABI_VERSION;
+	resp.device_caps = SWROCE_DEVICE_CAP_NONE;
+	return swr_udata_put_resp(udata, &resp, sizeof(resp));
+}
+
+void swr_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct swr_dev *sdev = to_swr_dev(ibpd->device);
+	struct swr_pd *pd = to_swr_pd(ibpd);
+	struct swroce_alloc_pd_resp resp = {};
+	int pdn, err;
+
+	if (udata) {
+		err = swr_udata_no_cmd(udata);
+		if (err) {
+			ibdev_dbg(&sdev->ibdev, "alloc_pd: unexpected command data\n");
+			return err;
+		}
+	}
+
+	pdn = ida_alloc_max(&sdev->pd_ida, SWR_MAX_PD - 1, GFP_KERNEL);
+	if (pdn < 0)
+		return pdn == -ENOSPC ? -ENOMEM : pdn;
+	pd->pdn = pdn;
+
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = swr_udata_put_resp(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_free_pdn;
+	}
+	return 0;
+
+err_free_pdn:
+	ida_free(&sdev->pd_ida, pd->pdn);
+	return err;
+}
+
+int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct swr_dev *sdev = to_swr_dev(ibpd->device);
+
+	ida_free(&sdev->pd_ida, to_swr_pd(ibpd)->pdn);
+	return 0;
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# build-kmod.sh OUTDIR [KVER...]
+#
+# Builds swroce.ko for each given kernel (default: the newest installed
+# kernel of every pinned series) into OUTDIR/<kver>/kernel/swroce.ko, and
+# copies it to OUTDIR/<kver>/swroce.ko. Kbuild of these kernels builds an
+# external module inside its source directory, so each kernel gets a
+# mirror of the tree made of symlinks; the objects of one kernel never
+# mix with another's or with an in-place 'make kmod'.
+#
+# Extra arguments for Kbuild come from KBUILD_ARGS (e.g. "W=1 C=1").
+
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$(realpath -m "$1")
+shift
+kvers=("$@")
+if [ ${#kvers[@]} -eq 0 ]; then
+	for s in $("$top/tools/kernels.sh" series); do
+		kvers+=("$("$top/tools/kernels.sh" installed "$s")")
+	done
+fi
+
+for kver in "${kvers[@]}"; do
+	kdir=/lib/modules/$kver/build
+	[ -d "$kdir" ] || { echo "build-kmod: no $kdir (make deps)" >&2; exit 1; }
+	d=$out/$kver
+	mkdir -p "$d/kernel"
+	ln -sfn "$top/Kbuild" "$d/Kbuild"
+	ln -sfn "$top/include" "$d/include"
+	# Drop links to files that no longer exist, then link the current ones.
+	find "$d/kernel" -maxdepth 1 -xtype l -delete
+	for f in "$top"/kernel/Kbuild "$top"/kernel/*.[ch]; do
+		ln -sfn "$f" "$d/kernel/$(basename "$f")"
+	done
+	# shellcheck disable=SC2086 # KBUILD_ARGS is a list of words
+	make -s -C "$kdir" M="$d" ${KBUILD_ARGS:-} modules
+	cp "$d/kernel/swroce.ko" "$d/swroce.ko"
+	echo "build-kmod: $d/swroce.ko"
+done

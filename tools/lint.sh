@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# lint.sh: every static check the project holds itself to. Prints TAP, one
+# line per check, and exits non-zero when any check reports anything.
+#
+#   - checkpatch.pl --strict on the kernel sources and the uAPI header
+#   - a W=1 build with sparse (C=2: every file) against every pinned kernel
+#   - shellcheck on the shell scripts, when installed
+# The provider and the selftests build with -Werror in any case.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+ksrc=$top/build/ksrc
+[ -x "$ksrc/scripts/checkpatch.pl" ] || tools/extract-ksrc.sh "$ksrc" >/dev/null ||
+	exit 1
+
+n=0
+failed=0
+report() {	# report NAME OUTPUT-FILE: the check passed if the file is empty
+	n=$((n + 1))
+	if [ -s "$2" ]; then
+		echo "not ok $n - lint/$1"
+		sed 's/^/# /' "$2"
+		failed=$((failed + 1))
+	else
+		echo "ok $n - lint/$1"
+	fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# checkpatch: --no-tree because we are not inside a kernel tree; the uAPI
+# header is checked as kernel code too.
+"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
+	$(ls kernel/*.[ch] | grep -v '\.mod\.c$') include/uapi/rdma/*.h \
+	>"$tmp/checkpatch" 2>&1
+report checkpatch "$tmp/checkpatch"
+
+for s in $(tools/kernels.sh series); do
+	kver=$(tools/kernels.sh installed "$s") || { echo "not ok - lint/$s"; exit 1; }
+	rm -rf "build/lint/$kver"
+	KBUILD_ARGS="W=1 C=2" tools/build-kmod.sh build/lint "$kver" \
+		>"$tmp/build.$kver" 2>&1
+	rc=$?
+	# Kbuild's progress lines and the BTF note (no vmlinux in Debian's
+	# headers) are not findings; everything else is.
+	grep -v -e '^build-kmod: ' -e '^Skipping BTF generation' \
+		"$tmp/build.$kver" >"$tmp/findings.$kver"
+	[ $rc -eq 0 ] || echo "build failed ($rc)" >>"$tmp/findings.$kver"
+	report "sparse-W1/$kver" "$tmp/findings.$kver"
+done
+
+if command -v shellcheck >/dev/null; then
+	shellcheck -x -S warning $(git ls-files '*.sh' 'tools/*' 'selftests/*' | grep '\.sh$') \
+		>"$tmp/shellcheck" 2>&1
+	report shellcheck "$tmp/shellcheck"
+fi
+
+echo "1..$n"
+[ $failed -eq 0 ]
