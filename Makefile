@@ -10,6 +10,8 @@
 #   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
 #   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
 #   make kmod-all   swroce.ko for every pinned kernel, in build/kmod/<kver>/
+#   make install    the provider into the system libibverbs (DESTDIR=)
+#   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
 # KVER/KDIR: the kernel to build against. Default: the running kernel when
 # its build directory exists, otherwise the newest installed Debian headers.
@@ -37,13 +39,13 @@ KSFT_DIR := $(KSRC_DIR)/tools/testing/selftests
 SELFTESTS_C := $(wildcard selftests/*.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_C))
 
-.PHONY: all kmod kmod-all provider selftests deps lint check run vm bench \
-	clean help
+.PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
+	check run vm clean help
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,18p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -68,8 +70,21 @@ $(KSFT_DIR)/kselftest_harness.h:
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselftest_harness.h \
 		include/uapi/rdma/swroce-abi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -I$(KSFT_DIR) -o $@ $< \
+	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -Wno-clobbered -Wno-sign-compare -I$(KSFT_DIR) \
+		-o $@ $< \
 		-libverbs -lpthread
+
+# The provider where the distribution's libibverbs looks for it, and the
+# module for the kernel being built against (a real machine; see README).
+MULTIARCH := $(shell $(CC) -print-multiarch)
+install: provider
+	install -D -m 0644 $(PROVIDER) \
+		$(DESTDIR)/usr/lib/$(MULTIARCH)/libibverbs/libswroce-rdmav34.so
+	install -D -m 0644 providers/swroce/swroce.driver \
+		$(DESTDIR)/etc/libibverbs.d/swroce.driver
+
+modules_install: kmod
+	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
 
 deps:
 	tools/deps.sh

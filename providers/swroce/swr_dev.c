@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device matching, registration with libibverbs, and the user context.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swroce.h"
+
+static void swr_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops swr_ctx_ops = {
+	.alloc_pd = swr_alloc_pd,
+	.dealloc_pd = swr_dealloc_pd,
+	.free_context = swr_free_context,
+	.query_device_ex = swr_query_device_ex,
+	.query_port = swr_query_port,
+};
+
+static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,
+					       int cmd_fd, void *private_data)
+{
+	struct swr_get_context_cmd cmd = {};
+	struct swr_get_context_cmd_resp resp = {};
+	struct swr_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	cmd.drv_payload.abi_version = SWROCE_ABI_VERSION;
+	err = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+
+	/* The kernel checked our version; a kernel that answers with
+	 * another one does not speak this ABI at all.
+	 */
+	if (resp.drv_payload.abi_version != SWROCE_ABI_VERSION) {
+		verbs_err(&ctx->vctx, "swroce: kernel ABI %u, provider ABI %u\n",
+			  resp.drv_payload.abi_version, SWROCE_ABI_VERSION);
+		err = EPROTONOSUPPORT;
+		goto err_free;
+	}
+	ctx->device_caps = resp.drv_payload.device_caps;
+
+	verbs_set_ops(&ctx->vctx, &swr_ctx_ops);
+	return &ctx->vctx;
+
+err_free:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+static void swr_free_context(struct ibv_context *ibctx)
+{
+	struct swr_context *ctx = to_swr_context(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+/*
+ * A swroce device is one that carries the swroce sysfs group, whatever its
+ * name: the administrator names it in "rdma link add", and an out-of-tree
+ * driver has no rdma_driver_id of its own to match on.
+ */
+static bool swr_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char buf[16];
+
+	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
+		return false;
+	return ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev,
+					 SWROCE_SYSFS_GROUP "/abi_version") > 0;
+}
+
+static struct verbs_device *swr_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct swr_device *dev = calloc(1, sizeof(*dev));
+
+	return dev ? &dev->vdev : NULL;
+}
+
+static void swr_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct swr_device, vdev));
+}
+
+static const struct verbs_device_ops swr_dev_ops = {
+	.name = "swroce",
+	.match_min_abi_version = SWROCE_ABI_VERSION,
+	.match_max_abi_version = SWROCE_ABI_VERSION,
+	.match_device = swr_match_device,
+	.alloc_device = swr_alloc_device,
+	.uninit_device = swr_uninit_device,
+	.alloc_context = swr_alloc_context,
+};
+
+PROVIDER_DRIVER(swroce, swr_dev_ops);

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Control verbs: device and port queries, protection domains. Each is one
+ * command to the kernel; nothing here is on the data path.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "swroce.h"
+
+int swr_query_device_ex(struct ibv_context *ibctx,
+			const struct ibv_query_device_ex_input *input,
+			struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int err;
+
+	err = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+
+	/* major.minor.sub_minor, as the kernel's fw_ver packs it */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32),
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+int swr_query_port(struct ibv_context *ibctx, uint8_t port,
+		   struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx)
+{
+	struct swr_alloc_pd_cmd cmd = {};
+	struct swr_alloc_pd_cmd_resp resp = {};
+	struct swr_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	err = ibv_cmd_alloc_pd(ibctx, &pd->ibpd, &cmd.ibv_cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->pdn = resp.drv_payload.pdn;
+	return &pd->ibpd;
+}
+
+int swr_dealloc_pd(struct ibv_pd *ibpd)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibpd);
+	if (err)
+		return err;
+	free(to_swr_pd(ibpd));
+	return 0;
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# run-guest.sh [-s] [TEST...]: the whole test plan for one kernel, run as
+# root inside the test guest (tools/vm/vm.sh) with swroce.ko loaded.
+# Each step writes TAP to build/results/<kver>/<step>.tap, which
+# tools/check.sh counts on the host. Exits 0 once every step has run,
+# whatever their results; non-zero only when the plan itself broke off.
+#   -s        skip the rdma-core suite
+#   TEST...   run only these steps (names as in the list below)
+#
+# Steps: abi-layout, provider-builddir, link, device, udata, suite, unload.
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+kver=$(uname -r)
+out=$top/build/results/$kver
+ko=${SWROCE_KO:-$top/build/kmod/$kver/swroce.ko}
+export SWROCE_KO=$ko
+mkdir -p "$out"
+
+run_suite=1
+if [ "${1:-}" = -s ]; then
+	run_suite=0
+	shift
+fi
+only=" $* "
+want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
+
+# step NAME CMD...: run CMD with its TAP going to $out/NAME.tap and to us
+step() {
+	local name=$1
+	shift
+	want "$name" || return 0
+	echo "## $name"
+	"$@" 2>&1 | tee "$out/$name.tap"
+	return "${PIPESTATUS[0]}"
+}
+
+rm -f "$out"/*.tap
+echo "## kernel $kver, swroce.ko $(modinfo -F srcversion "$ko" 2>/dev/null)"
+
+# Both veth ends with IPv4 and IPv6 addresses: pyverbs and the GID tests
+# pick a GID whose netdev has an IP address.
+tools/vm/netsetup.sh >/dev/null || { echo "Bail out! netsetup failed"; exit 1; }
+
+step abi-layout providers/swroce/abi_layout_check.sh
+
+# The provider from the build directory, before anything is installed.
+provider_builddir() {
+	local n=0 fail=0 drv=/etc/libibverbs.d/swroce.driver
+	rm -f "$drv"
+	rdma link add swroce0 type swroce netdev veth0 || {
+		echo "Bail out! rdma link add"; return 1; }
+	RDMAV_DRIVERS=$top/providers/swroce/libswroce \
+		ibv_devinfo -d swroce0 | grep -q PORT_ACTIVE
+	if [ $? -eq 0 ]; then n=$((n + 1)); echo "ok $n - provider loads from RDMAV_DRIVERS=<build dir>"
+	else n=$((n + 1)); fail=1; echo "not ok $n - provider loads from RDMAV_DRIVERS=<build dir>"; fi
+	make -s install >/dev/null && [ -e "$drv" ] &&
+		ibv_devinfo -d swroce0 | grep -q PORT_ACTIVE
+	if [ $? -eq 0 ]; then n=$((n + 1)); echo "ok $n - provider loads installed (make install)"
+	else n=$((n + 1)); fail=1; echo "not ok $n - provider loads installed (make install)"; fi
+	rdma link del swroce0
+	echo "1..$n"
+	return $fail
+}
+step provider-builddir provider_builddir
+
+step link selftests/swroce_link.sh
+
+# The C selftests and the suite run against swroce0 on veth0; rxe0 on veth1
+# is the reference the suite report compares with.
+rdma link add swroce0 type swroce netdev veth0 ||
+	{ echo "Bail out! rdma link add swroce0"; exit 1; }
+export SWROCE_DEV=swroce0
+step device build/selftests/swroce_device
+step udata build/selftests/swroce_udata
+
+if [ $run_suite = 1 ] && want suite; then
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
+		{ echo "Bail out! rxe0"; exit 1; }
+	step suite tools/rdma-core-suite/run-in-guest.sh \
+		-x selftests/rdma-core-xfail.txt swroce0 rxe0
+	rdma link del rxe0
+fi
+
+unload() {
+	local n=0 fail=0 left
+	rdma link del swroce0
+	rmmod swroce
+	left=$(grep -l . /sys/class/infiniband/*/swroce/abi_version 2>/dev/null)
+	if [ $? -ne 0 ] && ! lsmod | grep -q '^swroce '; then
+		n=$((n + 1)); echo "ok $n - rmmod after rdma link del leaves no device"
+	else
+		n=$((n + 1)); fail=1; echo "not ok $n - rmmod left: $left $(lsmod | grep swroce)"
+	fi
+	echo "1..$n"
+	return $fail
+}
+step unload unload
+echo "## done"
+exit 0

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers shared by the swroce selftests.
+ *
+ * The device under test is $SWROCE_DEV (default swroce0); its netdev is read
+ * from the device's own sysfs group, so the tests work on whatever netdev
+ * the setup script bound.
+ */
+#ifndef SWR_TEST_H
+#define SWR_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static inline const char *swr_test_dev(void)
+{
+	const char *d = getenv("SWROCE_DEV");
+
+	return d && *d ? d : "swroce0";
+}
+
+/* Read a one-line sysfs file into @buf without the newline; -errno on error. */
+static inline int swr_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static inline int swr_ibdev_attr(const char *attr, char *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s",
+		 swr_test_dev(), attr);
+	return swr_read_line(path, buf, len);
+}
+
+/* The netdev the device under test is bound to. */
+static inline int swr_test_netdev(char *buf, size_t len)
+{
+	return swr_ibdev_attr("swroce/netdev", buf, len);
+}
+
+static inline long swr_netdev_long(const char *ndev, const char *attr)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ndev, attr);
+	if (swr_read_line(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 0);
+}
+
+/* /dev/infiniband/uverbsN of the device under test, into @path. */
+static inline int swr_uverbs_path(char *path, size_t len)
+{
+	struct dirent *de;
+	char p[600], name[64];
+	DIR *d;
+	int ret = -ENOENT;
+
+	d = opendir("/sys/class/infiniband_verbs");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/infiniband_verbs/%s/ibdev",
+			 de->d_name);
+		if (swr_read_line(p, name, sizeof(name)))
+			continue;
+		if (!strcmp(name, swr_test_dev())) {
+			snprintf(path, len, "/dev/infiniband/%s", de->d_name);
+			ret = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static inline struct ibv_context *swr_open_test_dev(void)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), swr_test_dev()))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+#endif /* SWR_TEST_H */

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Minimal TAP producer for the shell selftests (kselftest's format:
+# "ok N - name", "not ok N - name", a plan at the end).
+#
+#   tap_ok STATUS NAME                pass when STATUS is 0
+#   tap_ok GOT = WANT NAME            pass when GOT equals WANT
+#   tap_skip NAME REASON
+#   tap_bail REASON                   abort the whole script
+#   tap_done                          print the plan; exit 1 on any failure
+
+tap_n=0
+tap_failed=0
+
+tap_ok() {
+	local ok name
+	if [ $# -ge 4 ] && [ "$2" = "=" ]; then
+		name=$4
+		if [ "$1" = "$3" ]; then ok=1; else ok=0; fi
+		[ $ok -eq 1 ] || echo "# got '$1', want '$3'"
+	else
+		name=$2
+		if [ "$1" -eq 0 ] 2>/dev/null; then ok=1; else ok=0; fi
+	fi
+	tap_n=$((tap_n + 1))
+	if [ $ok -eq 1 ]; then
+		echo "ok $tap_n - $name"
+	else
+		echo "not ok $tap_n - $name"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+tap_skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+tap_bail() {
+	echo "Bail out! $1"
+	exit 1
+}
+
+tap_done() {
+	echo "1..$tap_n"
+	[ $tap_failed -eq 0 ]
+}

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# check.sh: everything `make check` promises, in order:
+#   deps, build (provider, selftests, swroce.ko for every pinned kernel),
+#   lint, then for every pinned kernel one guest boot that runs
+#   selftests/run-guest.sh (selftests + rdma-core suite).
+# Every step leaves TAP under build/results/; the closing line counts it:
+#   "N passed, N failed" (skips and expected failures are listed, not
+#   counted as passes). Exit status is non-zero on any failure, on a guest
+#   that timed out, or on a kernel splat in a guest console log.
+#
+# CHECK_KERNELS="6.1" limits the kernels; CHECK_STEPS="device udata" the
+# guest steps (see selftests/run-guest.sh).
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+results=$top/build/results
+start=$(date +%s)
+
+say() { echo "check: $*"; }
+
+tools/deps.sh || { say "make deps failed"; echo "0 passed, 1 failed"; exit 1; }
+
+mkdir -p "$results"
+rm -f "$results"/*.tap
+if ! make -s provider selftests kmod-all >"$results/build.log" 2>&1; then
+	cat "$results/build.log"
+	echo "not ok 1 - build" >"$results/build.tap"
+else
+	echo "ok 1 - build (provider, selftests, swroce.ko for each kernel)" \
+		>"$results/build.tap"
+fi
+cat "$results/build.tap"
+
+say "lint"
+tools/lint.sh | tee "$results/lint.tap"
+
+kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
+for s in $kernels; do
+	kver=$(tools/kernels.sh installed "$s") || {
+		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
+	mkdir -p "$results/$kver"
+	rm -f "$results/$kver"/*.tap
+	say "guest $kver"
+	# shellcheck disable=SC2086 # CHECK_STEPS is a list of words
+	tools/vm/vm.sh -k "$kver" -t 1500 -l "$results/$kver/console.log" \
+		-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko" \
+		-- selftests/run-guest.sh ${CHECK_STEPS:-}
+	rc=$?
+	# run-guest.sh exits 0 once it has run every step (the steps' TAP
+	# counts their failures); anything else is the harness's verdict.
+	case $rc in
+	0)   echo "ok 1 - vm/$kver: guest ran to the end with a clean console" ;;
+	124) echo "not ok 1 - vm/$kver: guest timed out" ;;
+	125) echo "not ok 1 - vm/$kver: kernel splat, taint or guest failure (see console.log)" ;;
+	*)   echo "not ok 1 - vm/$kver: guest run failed ($rc)" ;;
+	esac >"$results/$kver/vm.tap"
+	cat "$results/$kver/vm.tap"
+done
+
+# Count every TAP result line; keep the names of skips and failures.
+pass=0 fail=0 skip=0 xfail=0
+failures=() skips=()
+while IFS= read -r -d '' f; do
+	rel=${f#"$results"/}
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*"# TODO"*|"not ok "*"# xfail"*)
+			xfail=$((xfail + 1)) ;;
+		"not ok "*)
+			fail=$((fail + 1)); failures+=("$rel: $line") ;;
+		"ok "*"# SKIP"*|"ok "*"# skip"*)
+			skip=$((skip + 1)); skips+=("$rel: $line") ;;
+		"ok "*)
+			pass=$((pass + 1)) ;;
+		esac
+	done <"$f"
+done < <(find "$results" -name '*.tap' -print0 | sort -z)
+
+echo
+if [ ${#skips[@]} -gt 0 ]; then
+	say "skipped (${#skips[@]}), not counted:"
+	printf '  %s\n' "${skips[@]}" | head -n 400
+fi
+for s in $kernels; do
+	kver=$(tools/kernels.sh installed "$s" 2>/dev/null) || continue
+	[ -f "$results/$kver/suite.md" ] && say "suite table: build/results/$kver/suite.md"
+done
+if [ ${#failures[@]} -gt 0 ]; then
+	say "FAILED:"
+	printf '  %s\n' "${failures[@]}"
+fi
+say "kernels: $(for s in $kernels; do tools/kernels.sh installed "$s" 2>/dev/null; done | tr '\n' ' ')"
+say "$skip skipped, $xfail expected failures, $(($(date +%s) - start)) s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

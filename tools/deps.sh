@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# deps.sh: install what building and testing swroce needs on Debian 12.
+# Idempotent and quick when everything is there already: apt is only
+# consulted when a package or a pinned kernel is missing (DEPS_REFRESH=1
+# forces it, e.g. to move to the newest kernel of each series).
+
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+	# build
+	gcc make kmod xz-utils cpio sparse shellcheck python3
+	libibverbs-dev librdmacm-dev
+	# kernel sources: kselftest harness, checkpatch
+	linux-source-6.1 linux-source-6.12
+	# the guest
+	qemu-system-x86 busybox-static iproute2 strace
+	# RDMA user space used by the tests and the demo
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	python3-pyverbs infiniband-diags
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q '^install ok installed$' || missing+=("$p")
+done
+kernels_ok=1
+for s in $("$top/tools/kernels.sh" series); do
+	"$top/tools/kernels.sh" installed "$s" >/dev/null 2>&1 || kernels_ok=0
+done
+
+if [ ${#missing[@]} -eq 0 ] && [ $kernels_ok -eq 1 ] &&
+   [ "${DEPS_REFRESH:-0}" != 1 ]; then
+	echo "deps: all present"
+else
+	[ "$(id -u)" -eq 0 ] || {
+		echo "deps: need root for apt-get (missing: ${missing[*]})" >&2
+		exit 1; }
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	for s in $("$top/tools/kernels.sh" series); do
+		v=$("$top/tools/kernels.sh" apt "$s")
+		missing+=("linux-image-$v" "linux-headers-$v")
+	done
+	echo "deps: installing ${missing[*]}"
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+for s in $("$top/tools/kernels.sh" series); do
+	echo "deps: kernel $s -> $("$top/tools/kernels.sh" installed "$s")"
+done
