@@ -28,11 +28,31 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
-/* Device limits, reported by query_device and enforced by the verbs. */
+/* Identity */
 #define SWR_VENDOR_ID		0xffffff	/* no IEEE OUI: a software device */
 #define SWR_VENDOR_PART_ID	0x5352		/* "SR" */
 #define SWR_HW_VER		1
+
+/*
+ * Resource limits, reported by query_device. Each verb enforces its own
+ * limit from here; none is below rdma_rxe's where rxe's is a capability
+ * (SGEs, inline data, atomics in flight).
+ */
 #define SWR_MAX_PD		0x10000
+#define SWR_MAX_MR		0x40000
+#define SWR_MAX_MR_SIZE		U64_MAX
+#define SWR_MAX_MW		0x10000
+#define SWR_MAX_CQ		0x20000
+#define SWR_MAX_CQE		0x1ffff
+#define SWR_MAX_QP		0x20000
+#define SWR_MAX_QP_WR		0x8000
+#define SWR_MAX_SGE		32
+#define SWR_MAX_SRQ		0x10000
+#define SWR_MAX_SRQ_WR		0x8000
+#define SWR_MAX_AH		0x8000
+#define SWR_MAX_RD_ATOM		128		/* per QP, each direction */
+#define SWR_MAX_MCAST_GRP	8192
+#define SWR_MAX_MCAST_QP_ATTACH	56
 #define SWR_GID_TABLE_LEN	128
 #define SWR_PKEY_TABLE_LEN	1
 #define SWR_DEFAULT_PKEY	0xffff

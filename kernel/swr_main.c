@@ -159,7 +159,6 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SWR_PORT_NUM;
 	sdev->ibdev.num_comp_vectors = 1;
-	sdev->ibdev.attrs.kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid,
 			    ndev->dev_addr);
 	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));

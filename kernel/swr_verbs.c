@@ -26,13 +26,38 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_part_id = SWR_VENDOR_PART_ID;
 	attr->hw_ver = SWR_HW_VER;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_mr_size = SWR_MAX_MR_SIZE;
+	attr->max_qp = SWR_MAX_QP;
+	attr->max_qp_wr = SWR_MAX_QP_WR;
+	attr->max_send_sge = SWR_MAX_SGE;
+	attr->max_recv_sge = SWR_MAX_SGE;
+	attr->max_sge_rd = SWR_MAX_SGE;
+	attr->max_cq = SWR_MAX_CQ;
+	attr->max_cqe = SWR_MAX_CQE;
+	attr->max_mr = SWR_MAX_MR;
+	attr->max_mw = SWR_MAX_MW;
 	attr->max_pd = SWR_MAX_PD;
+	attr->max_qp_rd_atom = SWR_MAX_RD_ATOM;
+	attr->max_qp_init_rd_atom = SWR_MAX_RD_ATOM;
+	attr->max_res_rd_atom = SWR_MAX_RD_ATOM * SWR_MAX_QP;
+	attr->max_srq = SWR_MAX_SRQ;
+	attr->max_srq_wr = SWR_MAX_SRQ_WR;
+	attr->max_srq_sge = SWR_MAX_SGE;
+	attr->max_ah = SWR_MAX_AH;
+	attr->max_mcast_grp = SWR_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SWR_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SWR_MAX_MCAST_GRP *
+					  SWR_MAX_MCAST_QP_ATTACH;
 	attr->max_pkeys = SWR_PKEY_TABLE_LEN;
 	attr->local_ca_ack_delay = 15;
 	/*
-	 * The data path (MRs, CQs, QPs) is not offered yet: every limit that
-	 * belongs to it stays zero rather than promising what the device
-	 * cannot do.
+	 * The core queries into ibdev->attrs at registration, so flags the
+	 * core itself reads from there are set here: "rdma link del".
+	 */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/*
+	 * Capability flags (atomics, memory windows, SRQ resize, ...) are
+	 * announced by the verbs that implement them, not before.
 	 */
 	return 0;
 }

@@ -61,11 +61,23 @@ provider_builddir() {
 		ibv_devinfo -d swroce0 | grep -q PORT_ACTIVE
 	if [ $? -eq 0 ]; then n=$((n + 1)); echo "ok $n - provider loads installed (make install)"
 	else n=$((n + 1)); fail=1; echo "not ok $n - provider loads installed (make install)"; fi
+	# Our provider sits beside every other one: a device of another
+	# driver (rxe) must still be listed and opened.
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 &&
+		ibv_devices >"$out/devices.txt" &&
+		grep -qw swroce0 "$out/devices.txt" &&
+		grep -qw rxe0 "$out/devices.txt" &&
+		ibv_devinfo -d rxe0 | grep -q PORT_ACTIVE
+	if [ $? -eq 0 ]; then n=$((n + 1)); echo "ok $n - provider coexists with rxe: ibv_devices lists both"
+	else n=$((n + 1)); fail=1; echo "not ok $n - provider coexists with rxe: ibv_devices lists both"; fi
+	rdma link del rxe0
 	rdma link del swroce0
 	echo "1..$n"
 	return $fail
 }
 step provider-builddir provider_builddir
+# Everything after this uses the installed provider, as users would.
+make -s install >/dev/null || { echo "Bail out! make install"; exit 1; }
 
 step link selftests/swroce_link.sh
 
@@ -80,7 +92,7 @@ step udata build/selftests/swroce_udata
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
 		{ echo "Bail out! rxe0"; exit 1; }
-	step suite tools/rdma-core-suite/run-in-guest.sh \
+	step suite tools/rdma-core-suite/run-in-guest.sh -o "$out/suite" \
 		-x selftests/rdma-core-xfail.txt swroce0 rxe0
 	rdma link del rxe0
 fi

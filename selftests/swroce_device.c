@@ -63,6 +63,13 @@ TEST_F(dev, query_device)
 	EXPECT_EQ(1, attr.phys_port_cnt);
 	EXPECT_LT(0, attr.max_pd);
 	EXPECT_EQ(1, attr.max_pkeys);
+	/* Capabilities no smaller than rdma_rxe's. */
+	EXPECT_LE(32, attr.max_sge);
+	EXPECT_LE(32, attr.max_sge_rd);
+	EXPECT_LE(128, attr.max_qp_rd_atom);
+	EXPECT_LE(128, attr.max_qp_init_rd_atom);
+	EXPECT_LE(4096, attr.max_qp_wr);
+	EXPECT_LT(4096ULL, attr.max_mr_size);
 	mac_to_guid(self->ndev, guid);
 	EXPECT_EQ(0, memcmp(guid, &attr.node_guid, 8));
 	EXPECT_EQ(attr.node_guid, attr.sys_image_guid);

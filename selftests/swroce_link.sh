@@ -18,8 +18,8 @@ exists() { [ -e "/sys/class/infiniband/$1" ]; }
 
 # wait_gone DEV: device removal after a netdev event runs from a work queue
 wait_gone() {
-	local i
-	for i in $(seq 50); do
+	local _
+	for _ in $(seq 50); do
 		exists "$1" || return 0
 		sleep 0.1
 	done
@@ -130,7 +130,7 @@ rdma link add lnkr type swroce netdev veth0 && rdma link del lnkr
 tap_ok $? "device add/del after reload"
 
 # Add/del churn.
-for i in $(seq 20); do
+for _ in $(seq 20); do
 	rdma link add lnkc type swroce netdev veth0 || break
 	rdma link del lnkc || break
 done

@@ -86,7 +86,8 @@ if [ ${#skips[@]} -gt 0 ]; then
 fi
 for s in $kernels; do
 	kver=$(tools/kernels.sh installed "$s" 2>/dev/null) || continue
-	[ -f "$results/$kver/suite.md" ] && say "suite table: build/results/$kver/suite.md"
+	[ -f "$results/$kver/suite/results.md" ] &&
+		say "suite table: build/results/$kver/suite/results.md"
 done
 if [ ${#failures[@]} -gt 0 ]; then
 	say "FAILED:"

@@ -34,9 +34,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # checkpatch: --no-tree because we are not inside a kernel tree; the uAPI
 # header is checked as kernel code too.
+# Tracked sources only: an in-place build leaves generated *.mod.c behind.
+mapfile -t ksources < <(git ls-files 'kernel/*.[ch]' 'include/uapi/rdma/*.h')
 "$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
-	$(ls kernel/*.[ch] | grep -v '\.mod\.c$') include/uapi/rdma/*.h \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${ksources[@]}" \
 	>"$tmp/checkpatch" 2>&1
 report checkpatch "$tmp/checkpatch"
 
@@ -55,8 +56,8 @@ for s in $(tools/kernels.sh series); do
 done
 
 if command -v shellcheck >/dev/null; then
-	shellcheck -x -S warning $(git ls-files '*.sh' 'tools/*' 'selftests/*' | grep '\.sh$') \
-		>"$tmp/shellcheck" 2>&1
+	mapfile -t scripts < <(git ls-files '*.sh')
+	shellcheck -x -S warning "${scripts[@]}" >"$tmp/shellcheck" 2>&1
 	report shellcheck "$tmp/shellcheck"
 fi
 

@@ -81,6 +81,15 @@ static bool swr_match_device(struct verbs_sysfs_dev *sysfs_dev)
 					 SWROCE_SYSFS_GROUP "/abi_version") > 0;
 }
 
+/*
+ * Empty: swr_match_device() decides. libibverbs 44 walks the table of every
+ * provider when it matches a device by driver id, without checking for
+ * NULL, so the table must exist.
+ */
+static const struct verbs_match_ent swr_match_table[] = {
+	{ .kind = VERBS_MATCH_SENTINEL },
+};
+
 static struct verbs_device *swr_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct swr_device *dev = calloc(1, sizeof(*dev));
@@ -97,6 +106,7 @@ static const struct verbs_device_ops swr_dev_ops = {
 	.name = "swroce",
 	.match_min_abi_version = SWROCE_ABI_VERSION,
 	.match_max_abi_version = SWROCE_ABI_VERSION,
+	.match_table = swr_match_table,
 	.match_device = swr_match_device,
 	.alloc_device = swr_alloc_device,
 	.uninit_device = swr_uninit_device,
