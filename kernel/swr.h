@@ -17,6 +17,9 @@
  *   rtnl_lock                  (netdev notifier, GID management)
  *   swr_dev_list_lock          (module-wide list of devices, swr_main.c)
  *
+ * Spinlocks (innermost, never held across a sleep):
+ *   swr_cq.lock                (one CQ's producer side and kernel polling)
+ *
  * swr_dev_list_lock is never held across ib_register_device() or any other
  * call that may take rtnl_lock.
  */
@@ -27,6 +30,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/swroce-abi.h>
 
 /* Identity */
 #define SWR_VENDOR_ID		0xffffff	/* no IEEE OUI: a software device */
@@ -91,6 +95,19 @@ struct swr_pd {
 	u32 pdn;
 };
 
+struct swr_cq {
+	struct ib_cq ibcq;
+
+	/* Protects everything below: CQE producers and resize. */
+	spinlock_t lock;
+	struct swroce_cq_ring *ring;	/* shared with user space if mmap */
+	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel CQ */
+	u32 num_cqe;		/* ring slots, a power of two */
+	u32 prod;		/* our producer index; the ring's is a copy */
+	u32 fired_seq;		/* arm sequence of the last event fired */
+	bool overflow;		/* completions were lost: the CQ is dead */
+};
+
 static inline struct swr_dev *to_swr_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct swr_dev, ibdev);
@@ -104,6 +121,11 @@ static inline struct swr_ucontext *to_swr_ucontext(struct ib_ucontext *ibuc)
 static inline struct swr_pd *to_swr_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct swr_pd, ibpd);
+}
+
+static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct swr_cq, ibcq);
 }
 
 /* swr_main.c */
@@ -122,5 +144,18 @@ int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void swr_dealloc_ucontext(struct ib_ucontext *ibuc);
 int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* swr_mmap.c: ring memory shared with user space */
+void *swr_ring_alloc(struct ib_ucontext *uctx, size_t size,
+		     struct rdma_user_mmap_entry **entry);
+void swr_ring_free(void *vaddr, struct rdma_user_mmap_entry *entry);
+int swr_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void swr_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* swr_cq.c */
+int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int swr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 #endif /* SWR_H */

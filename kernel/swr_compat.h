@@ -9,6 +9,8 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "swr.h"
+
 /*
  * The name given to "rdma link add" is the user's choice: the core must not
  * rename the device when it moves between network namespaces.
@@ -19,5 +21,27 @@ static inline void swr_mark_name_assigned_by_user(struct ib_device *ibdev)
 	ib_mark_name_assigned_by_user(ibdev);
 #endif
 }
+
+/*
+ * create_cq takes the uverbs attribute bundle on 6.12 (NULL from kernel
+ * callers) and the driver udata on 6.1.
+ */
+#ifdef SWR_HAVE_CREATE_CQ_ATTRS
+#include <rdma/uverbs_ioctl.h>
+
+static inline int swr_create_cq_shim(struct ib_cq *ibcq,
+				     const struct ib_cq_init_attr *attr,
+				     struct uverbs_attr_bundle *attrs)
+{
+	return swr_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+}
+#else
+static inline int swr_create_cq_shim(struct ib_cq *ibcq,
+				     const struct ib_cq_init_attr *attr,
+				     struct ib_udata *udata)
+{
+	return swr_create_cq(ibcq, attr, udata);
+}
+#endif
 
 #endif /* SWR_COMPAT_H */

@@ -89,16 +89,22 @@ static const struct ib_device_ops swr_dev_ops = {
 
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
+	.create_cq = swr_create_cq_shim,
 	.dealloc_driver = swr_dealloc_driver,
 	.dealloc_pd = swr_dealloc_pd,
 	.dealloc_ucontext = swr_dealloc_ucontext,
+	.destroy_cq = swr_destroy_cq,
 	.device_group = &swr_attr_group,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
+	.mmap = swr_mmap,
+	.mmap_free = swr_mmap_free,
 	.query_device = swr_query_device,
 	.query_pkey = swr_query_pkey,
 	.query_port = swr_query_port,
+	.resize_cq = swr_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, swr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
 };

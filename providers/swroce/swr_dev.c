@@ -12,10 +12,15 @@ static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
 	.alloc_pd = swr_alloc_pd,
+	.create_cq = swr_create_cq,
 	.dealloc_pd = swr_dealloc_pd,
+	.destroy_cq = swr_destroy_cq,
 	.free_context = swr_free_context,
+	.poll_cq = swr_poll_cq,
 	.query_device_ex = swr_query_device_ex,
 	.query_port = swr_query_port,
+	.req_notify_cq = swr_req_notify_cq,
+	.resize_cq = swr_resize_cq,
 };
 
 static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,

@@ -8,6 +8,9 @@
 #ifndef SWROCE_PROVIDER_H
 #define SWROCE_PROVIDER_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include <infiniband/verbs.h>
 #include <rdma/swroce-abi.h>
 
@@ -27,6 +30,20 @@ struct swr_pd {
 	uint32_t pdn;
 };
 
+/*
+ * A CQ: the kernel produces into the mapped ring, we consume. The lock
+ * serialises pollers of this CQ with resize, which replaces the ring.
+ */
+struct swr_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct swroce_cq_ring *ring;
+	size_t map_size;
+	uint32_t num_cqe;	/* ring slots, a power of two */
+	uint32_t cons;		/* our consumer index; the ring's is a copy */
+	uint32_t arm_seq;	/* sequence of the last arm request */
+};
+
 static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct swr_context, vctx.context);
@@ -37,11 +54,20 @@ static inline struct swr_pd *to_swr_pd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct swr_pd, ibpd);
 }
 
+static inline struct swr_cq *to_swr_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct swr_cq, vcq.cq);
+}
+
 /* Driver-private command and response layouts (see swroce-abi.h). */
 DECLARE_DRV_CMD(swr_get_context_cmd, IB_USER_VERBS_CMD_GET_CONTEXT,
 		swroce_alloc_ucontext_cmd, swroce_alloc_ucontext_resp);
 DECLARE_DRV_CMD(swr_alloc_pd_cmd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, swroce_alloc_pd_resp);
+DECLARE_DRV_CMD(swr_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ,
+		empty, swroce_create_cq_resp);
+DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
+		empty, swroce_resize_cq_resp);
 
 /* swr_verbs.c */
 int swr_query_device_ex(struct ibv_context *ibctx,
@@ -51,5 +77,13 @@ int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 		   struct ibv_port_attr *attr);
 struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
 int swr_dealloc_pd(struct ibv_pd *ibpd);
+
+/* swr_cq.c */
+struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int swr_destroy_cq(struct ibv_cq *ibcq);
+int swr_resize_cq(struct ibv_cq *ibcq, int cqe);
+int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 
 #endif /* SWROCE_PROVIDER_H */

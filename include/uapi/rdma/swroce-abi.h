@@ -65,4 +65,104 @@ struct swroce_alloc_pd_resp {
 	__u32 pdn;		/* device-wide PD number, for diagnostics */
 };
 
+/*
+ * Mapped rings
+ * ============
+ *
+ * Every queue the kernel and the provider share is one mapping, handed out
+ * by the command that creates it as (mmap_offset, mmap_size): pass them to
+ * mmap() on the uverbs command fd. Offsets are opaque cookies.
+ *
+ * Ring indices are free-running __u32 counters; a slot is
+ * index & (num_slots - 1), num_slots a power of two. Each index lives on a
+ * cache line of its own and has exactly one writer. The kernel keeps a
+ * private copy of every index it relies on and reads what user space
+ * writes only as a hint it validates: user space can corrupt only its own
+ * queues.
+ */
+struct swroce_ring_idx {
+	__u32 idx;
+	__u32 reserved[15];
+};
+
+/* Completion queue ------------------------------------------------------ */
+
+/* swroce_cqe.flags */
+enum swroce_cqe_flags {
+	SWROCE_CQE_WITH_IMM = 1 << 0,	/* ex_data holds immediate data */
+	SWROCE_CQE_WITH_INV = 1 << 1,	/* ex_data holds the invalidated rkey */
+	SWROCE_CQE_GRH = 1 << 2,	/* UD receive: a GRH precedes the data */
+};
+
+/* One completion, written by the kernel only. */
+struct swroce_cqe {
+	__aligned_u64 wr_id;
+	__aligned_u64 timestamp;	/* ns, CLOCK_MONOTONIC_RAW base */
+	__u32 byte_len;
+	__u32 ex_data;		/* big-endian immediate data, or an rkey */
+	__u32 qp_num;
+	__u32 src_qp;		/* UD receives */
+	__u8 status;		/* enum ibv_wc_status */
+	__u8 opcode;		/* enum ibv_wc_opcode */
+	__u8 flags;		/* enum swroce_cqe_flags */
+	__u8 sl;
+	__u32 reserved_0;
+};
+
+/*
+ * swroce_cq_ring.arm: written by user space to request one completion
+ * event. The value is (sequence << 2) | kind; every request uses a new
+ * sequence number. The kernel fires at most one event per sequence: for
+ * the next completion (NEXT), or the next solicited or error completion
+ * (SOLICITED), written after it has seen the request.
+ */
+#define SWROCE_CQ_ARM_NEXT	1
+#define SWROCE_CQ_ARM_SOLICITED	2
+#define SWROCE_CQ_ARM_KIND_MASK	3
+#define SWROCE_CQ_ARM_SEQ_SHIFT	2
+
+/* swroce_cq_ring.status, written by the kernel only */
+enum swroce_cq_status {
+	/* The ring was full (or its consumer index invalid): completions
+	 * were lost and the CQ is in error; IB_EVENT_CQ_ERR was raised.
+	 */
+	SWROCE_CQ_STATUS_OVERFLOW = 1 << 0,
+};
+
+/*
+ * The mapping of a CQ: this header, then num_cqe completions. Ordering
+ * (the kernel's side in kernel/swr_cq.c):
+ *  - the kernel writes a CQE, then publishes prod with a release store;
+ *    the provider reads prod with an acquire load before reading CQEs;
+ *  - the provider stores cons (release) after it has read a CQE; the slot
+ *    is then the kernel's again;
+ *  - arming: the provider stores arm, then issues a full fence before it
+ *    polls again; the kernel publishes prod, then a full fence, then reads
+ *    arm. So either the kernel sees the request or the provider sees the
+ *    completion: no completion is missed between arming and sleeping.
+ */
+struct swroce_cq_ring {
+	struct swroce_ring_idx prod;	/* kernel writes */
+	struct swroce_ring_idx cons;	/* user writes */
+	struct swroce_ring_idx arm;	/* user writes */
+	struct swroce_ring_idx status;	/* kernel writes */
+	struct swroce_cqe cqe[];
+};
+
+/* ibv_create_cq(): no command data */
+struct swroce_create_cq_resp {
+	__u32 comp_mask;
+	__u32 num_cqe;		/* slots in the ring: a power of two */
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
+/* ibv_resize_cq(): no command data; the ring is replaced by a new one */
+struct swroce_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 num_cqe;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
 #endif /* SWROCE_ABI_USER_H */

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues: creation limits, resize, arming, the comp channel, and
+ * the mapped ring itself driven with raw uverbs commands (what a hostile
+ * process can do with the mapping: wrong sizes, wrong offsets, a mapping
+ * that outlives its CQ, garbage in the user-writable words).
+ */
+#include <poll.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/swroce-abi.h>
+
+#include "kselftest_harness.h"
+#include "swr_test.h"
+
+FIXTURE(cq) {
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+};
+
+FIXTURE_SETUP(cq)
+{
+	self->ctx = swr_open_test_dev();
+	ASSERT_NE(NULL, self->ctx);
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &self->attr));
+}
+
+FIXTURE_TEARDOWN(cq)
+{
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+}
+
+TEST_F(cq, sizes)
+{
+	int sizes[] = { 1, 2, 3, 100, 4096, 4097, self->attr.max_cqe };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct ibv_cq *cq = ibv_create_cq(self->ctx, sizes[i], NULL,
+						  NULL, 0);
+
+		ASSERT_NE(NULL, cq) TH_LOG("cqe %d: %s", sizes[i],
+					   strerror(errno));
+		EXPECT_LE(sizes[i], cq->cqe);
+		EXPECT_EQ(0, ibv_destroy_cq(cq));
+	}
+}
+
+TEST_F(cq, bad_sizes)
+{
+	int sizes[] = { 0, -1, self->attr.max_cqe + 1, 1 << 30 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct ibv_cq *cq = ibv_create_cq(self->ctx, sizes[i], NULL,
+						  NULL, 0);
+
+		EXPECT_EQ(NULL, cq) TH_LOG("cqe %d accepted", sizes[i]);
+		if (cq)
+			ibv_destroy_cq(cq);
+		else
+			EXPECT_EQ(EINVAL, errno);
+	}
+	/* One completion vector. */
+	EXPECT_EQ(NULL, ibv_create_cq(self->ctx, 16, NULL, NULL, 1));
+}
+
+TEST_F(cq, poll_empty_and_arm)
+{
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 64, NULL, NULL, 0);
+	struct ibv_wc wc[4];
+	int i;
+
+	ASSERT_NE(NULL, cq);
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(0, ibv_poll_cq(cq, 4, wc));
+	EXPECT_EQ(0, ibv_req_notify_cq(cq, 0));
+	EXPECT_EQ(0, ibv_req_notify_cq(cq, 1));
+	EXPECT_EQ(0, ibv_poll_cq(cq, 4, wc));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(cq, comp_channel_stays_quiet)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(self->ctx);
+	struct pollfd pfd;
+	struct ibv_cq *cq;
+
+	ASSERT_NE(NULL, ch);
+	cq = ibv_create_cq(self->ctx, 16, NULL, ch, 0);
+	ASSERT_NE(NULL, cq);
+	ASSERT_EQ(0, ibv_req_notify_cq(cq, 0));
+	/* Arming makes no event by itself: nothing has completed. */
+	pfd.fd = ch->fd;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 100));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
+}
+
+TEST_F(cq, resize)
+{
+	struct ibv_cq *cq = ibv_create_cq(self->ctx, 16, NULL, NULL, 0);
+	struct ibv_wc wc;
+
+	ASSERT_NE(NULL, cq);
+	ASSERT_EQ(0, ibv_resize_cq(cq, 1000));
+	EXPECT_LE(1000, cq->cqe);
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	ASSERT_EQ(0, ibv_resize_cq(cq, 2));
+	EXPECT_LE(2, cq->cqe);
+	EXPECT_GT(1000, cq->cqe);
+	EXPECT_NE(0, ibv_resize_cq(cq, 0));
+	EXPECT_NE(0, ibv_resize_cq(cq, self->attr.max_cqe + 1));
+	/* A refused resize keeps the CQ usable. */
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	EXPECT_EQ(0, ibv_destroy_cq(cq));
+}
+
+TEST_F(cq, churn)
+{
+	enum { HELD = 200, ROUNDS = 1000 };
+	struct ibv_cq *cqs[HELD];
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		struct ibv_cq *cq = ibv_create_cq(self->ctx, 256, NULL, NULL, 0);
+
+		ASSERT_NE(NULL, cq);
+		ASSERT_EQ(0, ibv_destroy_cq(cq));
+	}
+	for (i = 0; i < HELD; i++) {
+		cqs[i] = ibv_create_cq(self->ctx, 4096, NULL, NULL, 0);
+		ASSERT_NE(NULL, cqs[i]);
+	}
+	for (i = 0; i < HELD; i++)
+		ASSERT_EQ(0, ibv_destroy_cq(cqs[i]));
+}
+
+/* Raw uverbs: a context and a CQ made by hand, to reach the mapping. */
+struct raw {
+	int fd;
+	uint32_t cq_handle;
+	struct swroce_create_cq_resp ring;
+};
+
+static int raw_cmd(int fd, uint32_t command, void *req, size_t req_len,
+		   void *resp, size_t resp_len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = req;
+	uint64_t rp = (uintptr_t)resp;
+
+	hdr->command = command;
+	hdr->in_words = req_len / 4;
+	hdr->out_words = resp_len / 4;
+	if (resp)
+		memcpy(hdr + 1, &rp, sizeof(rp));
+	return write(fd, req, req_len) == (ssize_t)req_len ? 0 : -errno;
+}
+
+static int raw_open(struct raw *r)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_get_context core;
+		struct swroce_alloc_ucontext_cmd drv;
+	} ctx_req = { .drv.abi_version = SWROCE_ABI_VERSION };
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		struct swroce_alloc_ucontext_resp drv;
+	} ctx_resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_cq core;
+	} cq_req = { .core.cqe = 100, .core.comp_channel = -1 };
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct swroce_create_cq_resp drv;
+	} cq_resp;
+	char path[300];
+	int err;
+
+	err = swr_uverbs_path(path, sizeof(path));
+	if (err)
+		return err;
+	r->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0)
+		return -errno;
+	err = raw_cmd(r->fd, IB_USER_VERBS_CMD_GET_CONTEXT, &ctx_req,
+		      sizeof(ctx_req), &ctx_resp, sizeof(ctx_resp));
+	if (err)
+		return err;
+	err = raw_cmd(r->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cq_req,
+		      sizeof(cq_req), &cq_resp, sizeof(cq_resp));
+	if (err)
+		return err;
+	r->cq_handle = cq_resp.core.cq_handle;
+	r->ring = cq_resp.drv;
+	return 0;
+}
+
+static int raw_destroy_cq(struct raw *r)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_destroy_cq core;
+	} req = { .core.cq_handle = r->cq_handle };
+	struct ib_uverbs_destroy_cq_resp resp;
+
+	return raw_cmd(r->fd, IB_USER_VERBS_CMD_DESTROY_CQ, &req, sizeof(req),
+		       &resp, sizeof(resp));
+}
+
+TEST(raw_ring_mapping)
+{
+	struct swroce_cq_ring *ring;
+	struct raw r;
+	size_t pg = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	ASSERT_EQ(0, raw_open(&r));
+	EXPECT_EQ(0, r.ring.comp_mask);
+	EXPECT_EQ(128, r.ring.num_cqe);
+	ASSERT_LE(sizeof(*ring) + 128 * sizeof(struct swroce_cqe),
+		  r.ring.mmap_size);
+	EXPECT_EQ(0, r.ring.mmap_size % pg);
+
+	/* Only the whole ring, at its own offset. */
+	p = mmap(NULL, r.ring.mmap_size + pg, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, r.fd, r.ring.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 r.fd, r.ring.mmap_offset + r.ring.mmap_size);
+	EXPECT_EQ(MAP_FAILED, p);
+	ring = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, r.fd, r.ring.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+
+	/* A fresh ring: nothing produced, nothing armed, no error. */
+	EXPECT_EQ(0, ring->prod.idx);
+	EXPECT_EQ(0, ring->cons.idx);
+	EXPECT_EQ(0, ring->arm.idx);
+	EXPECT_EQ(0, ring->status.idx);
+
+	/* Garbage in everything user space may write. */
+	memset(ring, 0xff, r.ring.mmap_size);
+	EXPECT_EQ(0, raw_destroy_cq(&r));
+	/* The mapping outlives the CQ: still valid memory, no fault. */
+	ring->cons.idx = 7;
+	EXPECT_EQ(7, ring->cons.idx);
+	EXPECT_EQ(0, munmap(ring, r.ring.mmap_size));
+	/* Its offset is gone with the CQ. */
+	p = mmap(NULL, r.ring.mmap_size, PROT_READ, MAP_SHARED, r.fd,
+		 r.ring.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	close(r.fd);
+}
+
+TEST(raw_resize_with_garbage_consumer_index)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq core;
+	} req;
+	struct {
+		struct ib_uverbs_resize_cq_resp core;
+		struct swroce_resize_cq_resp drv;
+	} resp;
+	struct swroce_cq_ring *ring;
+	struct raw r;
+
+	ASSERT_EQ(0, raw_open(&r));
+	ring = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, r.fd, r.ring.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+
+	/* A consumer index ahead of the producer is refused... */
+	ring->cons.idx = 12345;
+	memset(&req, 0, sizeof(req));
+	req.core.cq_handle = r.cq_handle;
+	req.core.cqe = 1000;
+	EXPECT_EQ(-EINVAL, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
+				   sizeof(req), &resp, sizeof(resp)));
+	/* ...and a sane one is not. */
+	ring->cons.idx = 0;
+	ASSERT_EQ(0, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
+			     sizeof(req), &resp, sizeof(resp)));
+	EXPECT_EQ(1024, resp.drv.num_cqe);
+	EXPECT_EQ(1024, resp.core.cqe);
+	EXPECT_NE(r.ring.mmap_offset, resp.drv.mmap_offset);
+	EXPECT_EQ(0, munmap(ring, r.ring.mmap_size));
+
+	ring = mmap(NULL, resp.drv.mmap_size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, r.fd, resp.drv.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+	EXPECT_EQ(0, ring->prod.idx);
+	EXPECT_EQ(0, munmap(ring, resp.drv.mmap_size));
+	EXPECT_EQ(0, raw_destroy_cq(&r));
+	close(r.fd);
+}
+
+TEST_HARNESS_MAIN
