@@ -79,6 +79,13 @@ struct swr_dev {
 	struct ida pd_ida;
 
 	/*
+	 * AH number -> struct swr_ah. Readers copy what they need under
+	 * xa_lock, so that an AH destroyed concurrently is never touched
+	 * after swr_destroy_ah() returns.
+	 */
+	struct xarray ah_xa;
+
+	/*
 	 * Last port state reported through an async event, so that a
 	 * netdev event that does not change the state stays silent.
 	 * Written only from the netdev notifier (under rtnl_lock).
@@ -93,6 +100,12 @@ struct swr_ucontext {
 struct swr_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+};
+
+struct swr_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+	struct rdma_ah_attr attr;	/* RoCE, always with a GRH */
 };
 
 struct swr_cq {
@@ -123,6 +136,11 @@ static inline struct swr_pd *to_swr_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct swr_pd, ibpd);
 }
 
+static inline struct swr_ah *to_swr_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct swr_ah, ibah);
+}
+
 static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct swr_cq, ibcq);
@@ -151,6 +169,12 @@ void *swr_ring_alloc(struct ib_ucontext *uctx, size_t size,
 void swr_ring_free(void *vaddr, struct rdma_user_mmap_entry *entry);
 int swr_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void swr_mmap_free(struct rdma_user_mmap_entry *entry);
+
+/* swr_ah.c */
+int swr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata);
+int swr_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+int swr_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* swr_cq.c */
 int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -73,6 +73,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&swr_dev_list_lock);
 
 	ida_destroy(&sdev->pd_ida);
+	xa_destroy(&sdev->ah_xa);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -89,21 +90,26 @@ static const struct ib_device_ops swr_dev_ops = {
 
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
+	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq_shim,
+	.create_user_ah = swr_create_ah,
 	.dealloc_driver = swr_dealloc_driver,
 	.dealloc_pd = swr_dealloc_pd,
 	.dealloc_ucontext = swr_dealloc_ucontext,
+	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
 	.device_group = &swr_attr_group,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
 	.mmap = swr_mmap,
 	.mmap_free = swr_mmap_free,
+	.query_ah = swr_query_ah,
 	.query_device = swr_query_device,
 	.query_pkey = swr_query_pkey,
 	.query_port = swr_query_port,
 	.resize_cq = swr_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, swr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, swr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
@@ -159,6 +165,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	ida_init(&sdev->pd_ida);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->last_port_state = swr_port_state(sdev);
 

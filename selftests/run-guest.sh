@@ -9,7 +9,7 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, cq, suite,
+# Steps: abi-layout, provider-builddir, link, device, udata, cq, ah, suite,
 # unload.
 
 set -u
@@ -90,6 +90,7 @@ export SWROCE_DEV=swroce0
 step device build/selftests/swroce_device
 step udata build/selftests/swroce_udata
 step cq build/selftests/swroce_cq
+step ah build/selftests/swroce_ah
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

@@ -12,8 +12,10 @@ static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
 	.alloc_pd = swr_alloc_pd,
+	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq,
 	.dealloc_pd = swr_dealloc_pd,
+	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
 	.free_context = swr_free_context,
 	.poll_cq = swr_poll_cq,

@@ -44,6 +44,11 @@ struct swr_cq {
 	uint32_t arm_seq;	/* sequence of the last arm request */
 };
 
+struct swr_ah {
+	struct ibv_ah ibah;
+	uint32_t ahn;		/* the kernel's AH number, for UD WQEs */
+};
+
 static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct swr_context, vctx.context);
@@ -52,6 +57,11 @@ static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
 static inline struct swr_pd *to_swr_pd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct swr_pd, ibpd);
+}
+
+static inline struct swr_ah *to_swr_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct swr_ah, ibah);
 }
 
 static inline struct swr_cq *to_swr_cq(struct ibv_cq *ibcq)
@@ -77,6 +87,10 @@ int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 		   struct ibv_port_attr *attr);
 struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
 int swr_dealloc_pd(struct ibv_pd *ibpd);
+
+/* swr_ah.c */
+struct ibv_ah *swr_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int swr_destroy_ah(struct ibv_ah *ibah);
 
 /* swr_cq.c */
 struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,

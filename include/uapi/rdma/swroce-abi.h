@@ -165,4 +165,12 @@ struct swroce_resize_cq_resp {
 	__aligned_u64 mmap_size;
 };
 
+/* Address handle -------------------------------------------------------- */
+
+/* ibv_create_ah(): no command data; UD send WQEs name the AH by ahn */
+struct swroce_create_ah_resp {
+	__u32 comp_mask;
+	__u32 ahn;
+};
+
 #endif /* SWROCE_ABI_USER_H */
