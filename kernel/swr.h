@@ -18,7 +18,8 @@
  *   swr_dev_list_lock          (module-wide list of devices, swr_main.c)
  *
  * Spinlocks (innermost, never held across a sleep):
- *   swr_cq.lock                (one CQ's producer side and kernel polling)
+ *   swr_srq.lock               (one SRQ's consumer side and limit)
+ *   swr_cq.lock                (one CQ's producer side and resize)
  *
  * swr_dev_list_lock is never held across ib_register_device() or any other
  * call that may take rtnl_lock.
@@ -108,6 +109,28 @@ struct swr_ah {
 	struct rdma_ah_attr attr;	/* RoCE, always with a GRH */
 };
 
+/*
+ * A work queue ring (receive queue or SRQ). The kernel's own consumer
+ * index is the trusted one; the ring's indices are what user space sees
+ * and writes.
+ */
+struct swr_wq {
+	struct swroce_wq_ring *ring;
+	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel queue */
+	u32 num_wqe;		/* slots, a power of two */
+	u32 wqe_shift;		/* log2 of the slot size */
+	u32 max_sge;
+	u32 cons;		/* next slot the kernel takes */
+};
+
+struct swr_srq {
+	struct ib_srq ibsrq;
+	/* Protects the consumer side of wq and limit. */
+	spinlock_t lock;
+	struct swr_wq wq;
+	u32 limit;		/* armed limit; 0 when not armed */
+};
+
 struct swr_cq {
 	struct ib_cq ibcq;
 
@@ -139,6 +162,11 @@ static inline struct swr_pd *to_swr_pd(struct ib_pd *ibpd)
 static inline struct swr_ah *to_swr_ah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct swr_ah, ibah);
+}
+
+static inline struct swr_srq *to_swr_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct swr_srq, ibsrq);
 }
 
 static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
@@ -175,6 +203,17 @@ int swr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata);
 int swr_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int swr_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* swr_srq.c */
+int swr_wq_init(struct swr_wq *wq, struct ib_ucontext *uctx, u32 max_wr,
+		u32 max_sge);
+void swr_wq_fini(struct swr_wq *wq);
+int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int swr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int swr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int swr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* swr_cq.c */
 int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -12,8 +12,6 @@
  */
 #include <linux/log2.h>
 #include <linux/overflow.h>
-#include <rdma/uverbs_ioctl.h>
-
 #include "swr.h"
 #include "swr_udata.h"
 
@@ -29,14 +27,6 @@ static u32 swr_cq_slots(int cqe)
 	if (cqe < 1 || cqe > SWR_MAX_CQE)
 		return 0;
 	return roundup_pow_of_two(cqe);
-}
-
-static struct ib_ucontext *swr_udata_uctx(struct ib_udata *udata)
-{
-	struct swr_ucontext *uctx;
-
-	uctx = rdma_udata_to_drv_context(udata, struct swr_ucontext, ibuc);
-	return uctx ? &uctx->ibuc : NULL;
 }
 
 /* The response of create and resize: where the (new) ring is. */

@@ -12,6 +12,9 @@
 #define SWR_UDATA_H
 
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "swr.h"
 
 /* Bytes of @udata's input from @known on must all be zero. */
 static inline bool swr_udata_tail_clear(struct ib_udata *udata, size_t known)
@@ -47,6 +50,15 @@ static inline int swr_udata_put_resp(struct ib_udata *udata, void *resp,
 				     size_t size)
 {
 	return ib_copy_to_udata(udata, resp, min(size, udata->outlen));
+}
+
+/* The user context a command came from (the owner of its mappings). */
+static inline struct ib_ucontext *swr_udata_uctx(struct ib_udata *udata)
+{
+	struct swr_ucontext *uctx;
+
+	uctx = rdma_udata_to_drv_context(udata, struct swr_ucontext, ibuc);
+	return uctx ? &uctx->ibuc : NULL;
 }
 
 #endif /* SWR_UDATA_H */

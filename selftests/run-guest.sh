@@ -9,8 +9,8 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, cq, ah, suite,
-# unload.
+# Steps: abi-layout, provider-builddir, link, device, udata, cq, ah, srq,
+# suite, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +91,7 @@ step device build/selftests/swroce_device
 step udata build/selftests/swroce_udata
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
+step srq build/selftests/swroce_srq
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

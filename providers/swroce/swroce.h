@@ -49,6 +49,26 @@ struct swr_ah {
 	uint32_t ahn;		/* the kernel's AH number, for UD WQEs */
 };
 
+/*
+ * A receive work queue ring (SRQ now, QP receive queues later): we produce,
+ * the kernel consumes. The lock serialises our producers.
+ */
+struct swr_wq {
+	pthread_spinlock_t lock;
+	struct swroce_wq_ring *ring;
+	uint8_t *slots;
+	size_t map_size;
+	uint32_t num_wqe;	/* a power of two */
+	uint32_t wqe_stride;
+	uint32_t max_sge;
+	uint32_t prod;		/* our producer index; the ring's is a copy */
+};
+
+struct swr_srq {
+	struct verbs_srq vsrq;
+	struct swr_wq wq;
+};
+
 static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct swr_context, vctx.context);
@@ -62,6 +82,11 @@ static inline struct swr_pd *to_swr_pd(struct ibv_pd *ibpd)
 static inline struct swr_ah *to_swr_ah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct swr_ah, ibah);
+}
+
+static inline struct swr_srq *to_swr_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct swr_srq, vsrq.srq);
 }
 
 static inline struct swr_cq *to_swr_cq(struct ibv_cq *ibcq)
@@ -78,6 +103,8 @@ DECLARE_DRV_CMD(swr_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ,
 		empty, swroce_create_cq_resp);
 DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, swroce_resize_cq_resp);
+DECLARE_DRV_CMD(swr_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ,
+		empty, swroce_create_srq_resp);
 
 /* swr_verbs.c */
 int swr_query_device_ex(struct ibv_context *ibctx,
@@ -91,6 +118,22 @@ int swr_dealloc_pd(struct ibv_pd *ibpd);
 /* swr_ah.c */
 struct ibv_ah *swr_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int swr_destroy_ah(struct ibv_ah *ibah);
+
+/* swr_srq.c */
+int swr_wq_map(struct swr_wq *wq, int cmd_fd, uint32_t num_wqe,
+	       uint32_t wqe_stride, uint32_t max_sge, uint64_t offset,
+	       uint64_t size);
+void swr_wq_unmap(struct swr_wq *wq);
+int swr_wq_post_recv(struct swr_wq *wq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr);
+struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
+			       struct ibv_srq_init_attr *attr);
+int swr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		   int mask);
+int swr_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int swr_destroy_srq(struct ibv_srq *ibsrq);
+int swr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
 
 /* swr_cq.c */
 struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,

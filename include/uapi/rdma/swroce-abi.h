@@ -165,6 +165,47 @@ struct swroce_resize_cq_resp {
 	__aligned_u64 mmap_size;
 };
 
+/* Work queues (receive queues and SRQs) ---------------------------------- */
+
+struct swroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* A receive WQE: this header, then num_sge scatter entries. */
+struct swroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved_0;
+	struct swroce_sge sge[];
+};
+
+/*
+ * The mapping of a work queue: this header, then num_wqe slots of
+ * wqe_stride bytes each (a power of two), starting at
+ * sizeof(struct swroce_wq_ring). User space writes a WQE into slot
+ * prod & (num_wqe - 1), then publishes prod with a release store; the
+ * kernel copies each WQE out of the ring once, validates the copy, and
+ * publishes cons (release) when the slot may be reused. The kernel takes
+ * prod as a hint: a value more than num_wqe ahead of its own consumer
+ * index puts the queue in error.
+ */
+struct swroce_wq_ring {
+	struct swroce_ring_idx prod;	/* user writes */
+	struct swroce_ring_idx cons;	/* kernel writes */
+};
+
+/* ibv_create_srq(): no command data */
+struct swroce_create_srq_resp {
+	__u32 comp_mask;
+	__u32 num_wqe;		/* ring slots, a power of two */
+	__u32 wqe_stride;	/* bytes per slot, a power of two */
+	__u32 max_sge;		/* scatter entries a WQE may carry */
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
 /* Address handle -------------------------------------------------------- */
 
 /* ibv_create_ah(): no command data; UD send WQEs name the AH by ahn */
