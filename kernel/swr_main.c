@@ -19,6 +19,7 @@
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_mr.h"
 
 /*
  * Every swr_dev that has been created and not yet freed, so that module
@@ -73,6 +74,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&swr_dev_list_lock);
 
 	ida_destroy(&sdev->pd_ida);
+	swr_mr_dev_cleanup(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -87,18 +89,27 @@ static const struct ib_device_ops swr_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SWROCE_ABI_VERSION,
 
+	.alloc_mr = swr_alloc_mr,
+	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
 	.dealloc_driver = swr_dealloc_driver,
+	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
 	.dealloc_ucontext = swr_dealloc_ucontext,
+	.dereg_mr = swr_dereg_mr,
 	.device_group = &swr_attr_group,
+	.get_dma_mr = swr_get_dma_mr,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
+	.map_mr_sg = swr_map_mr_sg,
 	.query_device = swr_query_device,
 	.query_pkey = swr_query_pkey,
 	.query_port = swr_query_port,
+	.reg_user_mr = swr_reg_user_mr,
+	.rereg_user_mr = swr_rereg_user_mr,
 
+	INIT_RDMA_OBJ_SIZE(ib_mw, swr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
 };
@@ -153,6 +164,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	ida_init(&sdev->pd_ida);
+	swr_mr_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->last_port_state = swr_port_state(sdev);
 

@@ -7,6 +7,7 @@
 #include <rdma/swroce-abi.h>
 
 #include "swr.h"
+#include "swr_mr.h"
 #include "swr_udata.h"
 
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -36,6 +37,7 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cqe = SWR_MAX_CQE;
 	attr->max_mr = SWR_MAX_MR;
 	attr->max_mw = SWR_MAX_MW;
+	attr->max_fast_reg_page_list_len = SWR_MAX_FAST_REG_PAGES;
 	attr->max_pd = SWR_MAX_PD;
 	attr->max_qp_rd_atom = SWR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = SWR_MAX_RD_ATOM;
@@ -55,6 +57,14 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * core itself reads from there are set here: "rdma link del".
 	 */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/*
+	 * swr_mr.c: FRMRs (alloc_mr, map_mr_sg, swr_mr_fast_reg() for
+	 * IB_WR_REG_MR) and type 1 / 2B memory windows. Posting REG_MR and
+	 * BIND_MW work requests needs the send engine.
+	 */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	/*
 	 * Capability flags (atomics, memory windows, SRQ resize, ...) are
 	 * announced by the verbs that implement them, not before.
