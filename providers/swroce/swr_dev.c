@@ -11,11 +11,16 @@
 static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
+	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
+	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
+	.dereg_mr = swr_dereg_mr,
 	.free_context = swr_free_context,
 	.query_device_ex = swr_query_device_ex,
 	.query_port = swr_query_port,
+	.reg_mr = swr_reg_mr,
+	.rereg_mr = swr_rereg_mr,
 };
 
 static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,

@@ -52,4 +52,13 @@ int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
 int swr_dealloc_pd(struct ibv_pd *ibpd);
 
+/* swr_mr.c */
+struct ibv_mr *swr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  uint64_t hca_va, int access);
+int swr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access);
+int swr_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int swr_dealloc_mw(struct ibv_mw *mw);
+
 #endif /* SWROCE_PROVIDER_H */
