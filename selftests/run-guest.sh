@@ -9,7 +9,7 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, suite, unload.
+# Steps: abi-layout, provider-builddir, link, device, udata, mr, suite, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,6 +88,7 @@ rdma link add swroce0 type swroce netdev veth0 ||
 export SWROCE_DEV=swroce0
 step device build/selftests/swroce_device
 step udata build/selftests/swroce_udata
+step mr build/selftests/swroce_mr
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
