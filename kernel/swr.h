@@ -30,6 +30,7 @@
 #include <linux/idr.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/swroce-abi.h>
 
@@ -92,6 +93,16 @@ struct swr_dev {
 	 * Written only from the netdev notifier (under rtnl_lock).
 	 */
 	enum ib_port_state last_port_state;
+
+	/*
+	 * MR and MW keys (swr_mr.c; see swr_mr.h). The xarray has its own
+	 * lock, which also protects mkey_next, the cyclic allocation cursor.
+	 */
+	struct xarray mkeys;
+	u32 mkey_next;
+	atomic_t mkey_byte;	/* source of each new key's low byte */
+	atomic_t num_mr;	/* against SWR_MAX_MR */
+	atomic_t num_mw;	/* against SWR_MAX_MW */
 };
 
 struct swr_ucontext {

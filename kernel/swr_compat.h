@@ -7,6 +7,7 @@
 #ifndef SWR_COMPAT_H
 #define SWR_COMPAT_H
 
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "swr.h"
@@ -43,5 +44,34 @@ static inline int swr_create_cq_shim(struct ib_cq *ibcq,
 	return swr_create_cq(ibcq, attr, udata);
 }
 #endif
+
+/*
+ * In-place rereg of an MR's access flags: writable access needs pages that
+ * were pinned writable. 6.12 has the core helper; 6.1 gets the same rule.
+ */
+static inline int swr_umem_check_rereg(struct ib_umem *umem, int flags,
+				       int new_access)
+{
+#ifdef SWR_HAVE_UMEM_CHECK_REREG
+	return ib_umem_check_rereg(umem, flags, new_access);
+#else
+	if (!umem)
+		return 0;
+	if ((flags & IB_MR_REREG_ACCESS) && !(flags & IB_MR_REREG_TRANS) &&
+	    ib_access_writable(new_access) && !umem->writable)
+		return -EACCES;
+	return 0;
+#endif
+}
+
+/* A kernel consumer's virt-DMA address (ib_uses_virt_dma()) as a pointer. */
+static inline void *swr_virt_dma_to_ptr(u64 dma_addr)
+{
+#ifdef SWR_HAVE_VIRT_DMA_TO_PTR
+	return ib_virt_dma_to_ptr(dma_addr);
+#else
+	return (void *)(uintptr_t)dma_addr;
+#endif
+}
 
 #endif /* SWR_COMPAT_H */

@@ -19,6 +19,7 @@
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_mr.h"
 
 /*
  * Every swr_dev that has been created and not yet freed, so that module
@@ -74,6 +75,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 
 	ida_destroy(&sdev->pd_ida);
 	xa_destroy(&sdev->ah_xa);
+	swr_mr_dev_cleanup(sdev);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
@@ -88,6 +90,8 @@ static const struct ib_device_ops swr_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SWROCE_ABI_VERSION,
 
+	.alloc_mr = swr_alloc_mr,
+	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
 	.create_ah = swr_create_ah,
@@ -95,14 +99,18 @@ static const struct ib_device_ops swr_dev_ops = {
 	.create_srq = swr_create_srq,
 	.create_user_ah = swr_create_ah,
 	.dealloc_driver = swr_dealloc_driver,
+	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
 	.dealloc_ucontext = swr_dealloc_ucontext,
+	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
 	.destroy_srq = swr_destroy_srq,
 	.device_group = &swr_attr_group,
+	.get_dma_mr = swr_get_dma_mr,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
+	.map_mr_sg = swr_map_mr_sg,
 	.mmap = swr_mmap,
 	.mmap_free = swr_mmap_free,
 	.modify_srq = swr_modify_srq,
@@ -111,10 +119,13 @@ static const struct ib_device_ops swr_dev_ops = {
 	.query_pkey = swr_query_pkey,
 	.query_port = swr_query_port,
 	.query_srq = swr_query_srq,
+	.reg_user_mr = swr_reg_user_mr,
+	.rereg_user_mr = swr_rereg_user_mr,
 	.resize_cq = swr_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, swr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, swr_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, swr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_srq, swr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
@@ -171,6 +182,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	ida_init(&sdev->pd_ida);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1);
+	swr_mr_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->last_port_state = swr_port_state(sdev);
 

@@ -7,6 +7,7 @@
 #include <rdma/swroce-abi.h>
 
 #include "swr.h"
+#include "swr_mr.h"
 #include "swr_udata.h"
 
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -36,6 +37,7 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cqe = SWR_MAX_CQE;
 	attr->max_mr = SWR_MAX_MR;
 	attr->max_mw = SWR_MAX_MW;
+	attr->max_fast_reg_page_list_len = SWR_MAX_FAST_REG_PAGES;
 	attr->max_pd = SWR_MAX_PD;
 	attr->max_qp_rd_atom = SWR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = SWR_MAX_RD_ATOM;
@@ -57,7 +59,9 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
 	 * Capability flags (atomics, memory windows, SRQ resize, ...) are
-	 * announced by the verbs that implement them, not before.
+	 * announced once applications can use them end to end, not before:
+	 * FRMRs and memory windows (swr_mr.c) wait for the send engine that
+	 * posts REG_MR and BIND_MW work requests.
 	 */
 	return 0;
 }

@@ -9,8 +9,8 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, cq, ah, srq,
-# suite, unload.
+# Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
+# srq, suite, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,6 +81,9 @@ step provider-builddir provider_builddir
 make -s install >/dev/null || { echo "Bail out! make install"; exit 1; }
 
 step link selftests/swroce_link.sh
+# The link test takes veth0 down (which drops its IPv6 address) and back:
+# start the remaining steps from a fresh pair.
+tools/vm/netsetup.sh >/dev/null || { echo "Bail out! netsetup failed"; exit 1; }
 
 # The C selftests and the suite run against swroce0 on veth0; rxe0 on veth1
 # is the reference the suite report compares with.
@@ -89,6 +92,7 @@ rdma link add swroce0 type swroce netdev veth0 ||
 export SWROCE_DEV=swroce0
 step device build/selftests/swroce_device
 step udata build/selftests/swroce_udata
+step mr build/selftests/swroce_mr
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq

@@ -11,11 +11,14 @@
 static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
+	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq,
 	.create_srq = swr_create_srq,
+	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
+	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
 	.destroy_srq = swr_destroy_srq,
@@ -26,7 +29,9 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.query_device_ex = swr_query_device_ex,
 	.query_port = swr_query_port,
 	.query_srq = swr_query_srq,
+	.reg_mr = swr_reg_mr,
 	.req_notify_cq = swr_req_notify_cq,
+	.rereg_mr = swr_rereg_mr,
 	.resize_cq = swr_resize_cq,
 };
 

@@ -142,5 +142,13 @@ int swr_destroy_cq(struct ibv_cq *ibcq);
 int swr_resize_cq(struct ibv_cq *ibcq, int cqe);
 int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+/* swr_mr.c */
+struct ibv_mr *swr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  uint64_t hca_va, int access);
+int swr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access);
+int swr_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int swr_dealloc_mw(struct ibv_mw *mw);
 
 #endif /* SWROCE_PROVIDER_H */
