@@ -199,6 +199,7 @@ int swr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 enum rdma_link_layer swr_get_link_layer(struct ib_device *ibdev, u32 port);
 int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void swr_dealloc_ucontext(struct ib_ucontext *ibuc);
+void swr_disassociate_ucontext(struct ib_ucontext *ibuc);
 int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 

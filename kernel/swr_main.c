@@ -107,6 +107,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.destroy_cq = swr_destroy_cq,
 	.destroy_srq = swr_destroy_srq,
 	.device_group = &swr_attr_group,
+	.disassociate_ucontext = swr_disassociate_ucontext,
 	.get_dma_mr = swr_get_dma_mr,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,

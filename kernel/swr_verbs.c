@@ -155,6 +155,19 @@ void swr_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going away (rdma link del, netdev removal, module unload)
+ * while a process still has it open. The core has already destroyed every
+ * object of the context through the usual verbs; all that is left of ours
+ * are ring mappings, and their pages stay valid (each mapping holds page
+ * references) until the process unmaps them, without any of our code. So
+ * there is nothing to do here: providing the op is what lets the core
+ * remove the device without waiting for every user to exit.
+ */
+void swr_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct swr_dev *sdev = to_swr_dev(ibpd->device);

@@ -10,7 +10,7 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, suite, unload.
+# srq, disassoc, suite, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,6 +96,7 @@ step mr build/selftests/swroce_mr
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq
+step disassoc build/selftests/swroce_disassoc
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

@@ -139,6 +139,69 @@ TEST_F(cq, churn)
 		ASSERT_EQ(0, ibv_destroy_cq(cqs[i]));
 }
 
+static struct ibv_cq_ex *make_cq_ex(struct ibv_context *ctx, int cqe,
+				    uint64_t wc_flags, uint32_t flags)
+{
+	struct ibv_cq_init_attr_ex a = {
+		.cqe = cqe,
+		.wc_flags = wc_flags,
+		.comp_mask = flags ? IBV_CQ_INIT_ATTR_MASK_FLAGS : 0,
+		.flags = flags,
+	};
+
+	return ibv_create_cq_ex(ctx, &a);
+}
+
+TEST_F(cq, extended)
+{
+	const uint64_t ok_flags[] = {
+		IBV_WC_EX_WITH_BYTE_LEN, IBV_WC_EX_WITH_IMM,
+		IBV_WC_EX_WITH_QP_NUM, IBV_WC_EX_WITH_SRC_QP,
+		IBV_WC_EX_WITH_SLID, IBV_WC_EX_WITH_SL,
+		IBV_WC_EX_WITH_DLID_PATH_BITS, IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *ex;
+	struct ibv_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok_flags) / sizeof(ok_flags[0]); i++) {
+		ex = make_cq_ex(self->ctx, 100, ok_flags[i], 0);
+		ASSERT_NE(NULL, ex) TH_LOG("wc_flags %#llx: %s",
+					   (unsigned long long)ok_flags[i],
+					   strerror(errno));
+		EXPECT_LE(100, ex->cqe);
+		/* Empty: ENOENT, and no end_poll owed. */
+		EXPECT_EQ(ENOENT, ibv_start_poll(ex, &pa));
+		EXPECT_EQ(0, ibv_poll_cq(ibv_cq_ex_to_cq(ex), 1, &wc));
+		EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(ex)));
+	}
+
+	/* Not (yet) offered: timestamps, overrun-ignoring CQs. */
+	errno = 0;
+	EXPECT_EQ(NULL, make_cq_ex(self->ctx, 100,
+				   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, make_cq_ex(self->ctx, 100, 0,
+				   IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+
+	/* Single-threaded CQs skip our lock; they work the same. */
+	ex = make_cq_ex(self->ctx, 100, IBV_WC_STANDARD_FLAGS,
+			IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	ASSERT_NE(NULL, ex);
+	EXPECT_EQ(ENOENT, ibv_start_poll(ex, &pa));
+	pa.comp_mask = 1;
+	EXPECT_EQ(EINVAL, ibv_start_poll(ex, &pa));
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(ex)));
+
+	/* Same limits as ibv_create_cq(). */
+	errno = 0;
+	EXPECT_EQ(NULL, make_cq_ex(self->ctx, self->attr.max_cqe + 1, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 /* Raw uverbs: a context and a CQ made by hand, to reach the mapping. */
 struct raw {
 	int fd;

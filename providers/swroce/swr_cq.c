@@ -11,6 +11,18 @@
 
 #include "swroce.h"
 
+static void swr_cq_lock(struct swr_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static void swr_cq_unlock(struct swr_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
 /* Map the ring the kernel described (create or resize); 0 or an errno. */
 static int swr_cq_map(struct swr_cq *cq, int cmd_fd, uint32_t num_cqe,
 		      uint64_t offset, uint64_t size)
@@ -92,7 +104,7 @@ int swr_resize_cq(struct ibv_cq *ibcq, int cqe)
 	size_t old_size;
 	int err;
 
-	pthread_spin_lock(&cq->lock);
+	swr_cq_lock(cq);
 	/* The kernel carries over what we have not consumed yet. */
 	atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
 			      memory_order_release);
@@ -116,7 +128,7 @@ int swr_resize_cq(struct ibv_cq *ibcq, int cqe)
 	munmap(old_ring, old_size);
 	ibcq->cqe = resp.ibv_resp.cqe;
 out:
-	pthread_spin_unlock(&cq->lock);
+	swr_cq_unlock(cq);
 	return err;
 }
 
@@ -149,9 +161,9 @@ int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	uint32_t prod;
 	int n = 0;
 
-	pthread_spin_lock(&cq->lock);
+	swr_cq_lock(cq);
 	if (!cq->num_cqe) {
-		pthread_spin_unlock(&cq->lock);
+		swr_cq_unlock(cq);
 		return -1;
 	}
 	prod = atomic_load_explicit(&cq->ring->prod.idx, memory_order_acquire);
@@ -164,7 +176,7 @@ int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (n)
 		atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
 				      memory_order_release);
-	pthread_spin_unlock(&cq->lock);
+	swr_cq_unlock(cq);
 	return n;
 }
 
@@ -174,12 +186,12 @@ int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint32_t kind = solicited_only ? SWROCE_CQ_ARM_SOLICITED :
 					 SWROCE_CQ_ARM_NEXT;
 
-	pthread_spin_lock(&cq->lock);
+	swr_cq_lock(cq);
 	cq->arm_seq++;
 	atomic_store_explicit(&cq->ring->arm.idx,
 			      cq->arm_seq << SWROCE_CQ_ARM_SEQ_SHIFT | kind,
 			      memory_order_release);
-	pthread_spin_unlock(&cq->lock);
+	swr_cq_unlock(cq);
 	/*
 	 * Pairs with the kernel's full barrier between publishing a CQE and
 	 * reading arm: the caller's next poll sees any completion the kernel
@@ -187,4 +199,200 @@ int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
 	return 0;
+}
+
+/*
+ * Extended CQs (ibv_create_cq_ex): the same ring, read one completion at a
+ * time through the ibv_cq_ex callbacks. start_poll takes the lock and end_poll
+ * releases it; the consumer index is published once, in end_poll.
+ */
+enum {
+	SWR_WC_EX_FLAGS = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+			  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+			  IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+			  IBV_WC_EX_WITH_DLID_PATH_BITS,
+};
+
+static struct swr_cq *ex_to_swr_cq(struct ibv_cq_ex *ex)
+{
+	return container_of(ex, struct swr_cq, vcq.cq_ex);
+}
+
+/*
+ * Point cur at the completion at cons, if any; 0 or ENOENT. cur is the
+ * entry handed out and not yet counted as consumed.
+ */
+static int swr_cq_ex_load(struct swr_cq *cq)
+{
+	cq->cur = NULL;
+	if (cq->cons == cq->prod) {
+		cq->prod = atomic_load_explicit(&cq->ring->prod.idx,
+						memory_order_acquire);
+		if (cq->cons == cq->prod)
+			return ENOENT;
+	}
+	cq->cur = &cq->ring->cqe[cq->cons & (cq->num_cqe - 1)];
+	cq->vcq.cq_ex.wr_id = cq->cur->wr_id;
+	cq->vcq.cq_ex.status = cq->cur->status;
+	return 0;
+}
+
+static int swr_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
+{
+	struct swr_cq *cq = ex_to_swr_cq(ex);
+	int err;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	swr_cq_lock(cq);
+	err = cq->num_cqe ? swr_cq_ex_load(cq) : EIO;
+	if (err)
+		swr_cq_unlock(cq);
+	return err;
+}
+
+static int swr_next_poll(struct ibv_cq_ex *ex)
+{
+	struct swr_cq *cq = ex_to_swr_cq(ex);
+
+	if (cq->cur)
+		cq->cons++;
+	return swr_cq_ex_load(cq);
+}
+
+static void swr_end_poll(struct ibv_cq_ex *ex)
+{
+	struct swr_cq *cq = ex_to_swr_cq(ex);
+
+	if (cq->cur)
+		cq->cons++;
+	cq->cur = NULL;
+	atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
+			      memory_order_release);
+	swr_cq_unlock(cq);
+}
+
+static enum ibv_wc_opcode swr_read_opcode(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->opcode;
+}
+
+static uint32_t swr_read_vendor_err(struct ibv_cq_ex *ex)
+{
+	return 0;
+}
+
+static uint32_t swr_read_byte_len(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->byte_len;
+}
+
+static __be32 swr_read_imm_data(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->ex_data;
+}
+
+static uint32_t swr_read_qp_num(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->qp_num;
+}
+
+static uint32_t swr_read_src_qp(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->src_qp;
+}
+
+static unsigned int swr_read_wc_flags(struct ibv_cq_ex *ex)
+{
+	struct ibv_wc wc;
+
+	swr_cqe_to_wc(ex_to_swr_cq(ex)->cur, &wc);
+	return wc.wc_flags;
+}
+
+static uint32_t swr_read_slid(struct ibv_cq_ex *ex)
+{
+	return 0;	/* RoCE has no LIDs */
+}
+
+static uint8_t swr_read_sl(struct ibv_cq_ex *ex)
+{
+	return ex_to_swr_cq(ex)->cur->sl;
+}
+
+static uint8_t swr_read_dlid_path_bits(struct ibv_cq_ex *ex)
+{
+	return 0;
+}
+
+struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_init_attr_ex core_attr = *attr;
+	struct swr_create_cq_ex_cmd cmd = {};
+	struct swr_create_cq_ex_cmd_resp resp = {};
+	struct ibv_cq_ex *ex;
+	struct swr_cq *cq;
+	int err;
+
+	if ((attr->wc_flags & ~(uint64_t)SWR_WC_EX_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+	cq->single_threaded = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	/* Single-threaded use is ours to honour; the kernel never sees it. */
+	core_attr.comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	core_attr.flags = 0;
+
+	err = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+	if (err)
+		goto err_lock;
+	err = swr_cq_map(cq, ibctx->cmd_fd, resp.drv_payload.num_cqe,
+			 resp.drv_payload.mmap_offset,
+			 resp.drv_payload.mmap_size);
+	if (err)
+		goto err_destroy;
+
+	ex = &cq->vcq.cq_ex;
+	ex->start_poll = swr_start_poll;
+	ex->next_poll = swr_next_poll;
+	ex->end_poll = swr_end_poll;
+	ex->read_opcode = swr_read_opcode;
+	ex->read_vendor_err = swr_read_vendor_err;
+	ex->read_wc_flags = swr_read_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = swr_read_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = swr_read_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = swr_read_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = swr_read_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = swr_read_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		ex->read_sl = swr_read_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = swr_read_dlid_path_bits;
+	return ex;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
 }

@@ -15,6 +15,7 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.alloc_pd = swr_alloc_pd,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq,
+	.create_cq_ex = swr_create_cq_ex,
 	.create_srq = swr_create_srq,
 	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,

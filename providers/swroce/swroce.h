@@ -42,6 +42,9 @@ struct swr_cq {
 	uint32_t num_cqe;	/* ring slots, a power of two */
 	uint32_t cons;		/* our consumer index; the ring's is a copy */
 	uint32_t arm_seq;	/* sequence of the last arm request */
+	uint32_t prod;		/* extended polling: producer index seen */
+	struct swroce_cqe *cur;	/* extended polling: the current CQE */
+	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
 };
 
 struct swr_ah {
@@ -101,6 +104,8 @@ DECLARE_DRV_CMD(swr_alloc_pd_cmd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, swroce_alloc_pd_resp);
 DECLARE_DRV_CMD(swr_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ,
 		empty, swroce_create_cq_resp);
+DECLARE_DRV_CMD(swr_create_cq_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		empty, swroce_create_cq_resp);
 DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, swroce_resize_cq_resp);
 DECLARE_DRV_CMD(swr_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ,
@@ -138,6 +143,8 @@ int swr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 /* swr_cq.c */
 struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
+				   struct ibv_cq_init_attr_ex *attr);
 int swr_destroy_cq(struct ibv_cq *ibcq);
 int swr_resize_cq(struct ibv_cq *ibcq, int cqe);
 int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
