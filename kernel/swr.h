@@ -64,8 +64,24 @@
 #define SWR_DEFAULT_PKEY	0xffff
 #define SWR_PORT_NUM		1
 
+/*
+ * Port counters, shown by "rdma statistic show link <dev>/1" and in
+ * /sys/class/infiniband/<dev>/ports/1/hw_counters/. One per failure class
+ * a user can cause, so that a misbehaving process shows up as a number
+ * rather than as log lines.
+ */
+enum swr_counter {
+	SWR_CNT_UDATA_REJECTED,	/* malformed driver data in a command */
+	SWR_CNT_ABI_MISMATCH,	/* a provider speaking another ABI */
+	SWR_CNT_MMAP_REFUSED,	/* mmap of no ring, or not a whole ring */
+	SWR_CNT_RING_INDEX_BAD,	/* a user-written ring index out of range */
+	SWR_NUM_COUNTERS
+};
+
 struct swr_dev {
 	struct ib_device ibdev;
+
+	atomic64_t counters[SWR_NUM_COUNTERS];
 
 	/*
 	 * The bound netdev. A reference is held from newlink until
@@ -184,6 +200,17 @@ static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct swr_cq, ibcq);
 }
+
+static inline void swr_count(struct swr_dev *sdev, enum swr_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
+
+/* swr_stats.c */
+struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port);
+int swr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
 
 /* swr_main.c */
 enum ib_port_state swr_port_state(struct swr_dev *sdev);

@@ -25,7 +25,7 @@ int swr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		return -EINVAL;
 	}
 	if (udata) {
-		err = swr_udata_no_cmd(udata);
+		err = swr_udata_no_cmd(ibah->device, udata);
 		if (err)
 			return err;
 	}

@@ -46,7 +46,7 @@ static int swr_cq_put_ring(struct swr_cq *cq, struct ib_udata *udata)
 /* A provider that cannot take the ring's location cannot use the CQ. */
 static int swr_cq_check_udata(struct ib_device *ibdev, struct ib_udata *udata)
 {
-	int err = swr_udata_no_cmd(udata);
+	int err = swr_udata_no_cmd(ibdev, udata);
 
 	if (err)
 		return err;
@@ -150,6 +150,8 @@ int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	used = cq->prod - cons;
 	if (used > cq->num_cqe || used > slots) {
 		spin_unlock_irqrestore(&cq->lock, flags);
+		if (used > cq->num_cqe)
+			swr_count(to_swr_dev(ibdev), SWR_CNT_RING_INDEX_BAD);
 		ibdev_dbg(ibdev, "resize_cq: %u outstanding, %u slots\n",
 			  used, slots);
 		err = -EINVAL;

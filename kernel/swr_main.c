@@ -90,6 +90,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SWROCE_ABI_VERSION,
 
+	.alloc_hw_port_stats = swr_alloc_hw_port_stats,
 	.alloc_mr = swr_alloc_mr,
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
@@ -109,6 +110,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.device_group = &swr_attr_group,
 	.disassociate_ucontext = swr_disassociate_ucontext,
 	.get_dma_mr = swr_get_dma_mr,
+	.get_hw_stats = swr_get_hw_stats,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
 	.map_mr_sg = swr_map_mr_sg,

@@ -93,6 +93,7 @@ int swr_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	/* Also refuses a mapping that is not the whole ring. */
 	entry = rdma_user_mmap_entry_get(uctx, vma);
 	if (!entry) {
+		swr_count(to_swr_dev(uctx->device), SWR_CNT_MMAP_REFUSED);
 		ibdev_dbg(uctx->device, "mmap: no ring at offset %#lx, %lu bytes\n",
 			  vma->vm_pgoff << PAGE_SHIFT,
 			  vma->vm_end - vma->vm_start);

@@ -263,10 +263,8 @@ struct ib_mr *swr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct swr_dev *sdev = to_swr_dev(ibpd->device);
 	struct swr_mr *mr;
 
-	if (udata && swr_udata_no_cmd(udata)) {
-		ibdev_dbg(&sdev->ibdev, "reg_mr: unexpected command data\n");
+	if (udata && swr_udata_no_cmd(&sdev->ibdev, udata))
 		return ERR_PTR(-EINVAL);
-	}
 	mr = swr_mr_create_user(sdev, ibpd, start, length, iova, access);
 	return IS_ERR(mr) ? ERR_CAST(mr) : &mr->ibmr;
 }
@@ -286,10 +284,8 @@ struct ib_mr *swr_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct swr_mr *new;
 	int err;
 
-	if (udata && swr_udata_no_cmd(udata)) {
-		ibdev_dbg(&sdev->ibdev, "rereg_mr: unexpected command data\n");
+	if (udata && swr_udata_no_cmd(&sdev->ibdev, udata))
 		return ERR_PTR(-EINVAL);
-	}
 	if (flags & ~SWR_MR_REREG)
 		return ERR_PTR(-EOPNOTSUPP);
 	if ((flags & IB_MR_REREG_ACCESS) && (access & ~SWR_MR_ACCESS)) {
@@ -483,10 +479,8 @@ int swr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	struct swr_mwin *win;
 	int err;
 
-	if (udata && swr_udata_no_cmd(udata)) {
-		ibdev_dbg(&sdev->ibdev, "alloc_mw: unexpected command data\n");
+	if (udata && swr_udata_no_cmd(&sdev->ibdev, udata))
 		return -EINVAL;
-	}
 	/* The core accepts only types 1 and 2. */
 	if (atomic_inc_return(&sdev->num_mw) > SWR_MAX_MW) {
 		err = -ENOMEM;

@@ -74,7 +74,7 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 	}
 	if (udata) {
-		err = swr_udata_no_cmd(udata);
+		err = swr_udata_no_cmd(ibdev, udata);
 		if (err)
 			return err;
 		if (udata->outlen < offsetofend(typeof(resp), mmap_size))
@@ -117,7 +117,7 @@ int swr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	int err;
 
 	if (udata) {
-		err = swr_udata_no_cmd(udata);
+		err = swr_udata_no_cmd(ibsrq->device, udata);
 		if (err)
 			return err;
 	}

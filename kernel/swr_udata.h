@@ -24,25 +24,40 @@ static inline bool swr_udata_tail_clear(struct ib_udata *udata, size_t known)
 	return ib_is_udata_cleared(udata, known, udata->inlen - known);
 }
 
+/* Count and report a command refused for its driver data. */
+static inline int swr_udata_reject(struct ib_device *ibdev,
+				   struct ib_udata *udata, int err)
+{
+	swr_count(to_swr_dev(ibdev), SWR_CNT_UDATA_REJECTED);
+	ibdev_dbg(ibdev, "driver data refused (%zu bytes in, %zu out): %d\n",
+		  udata->inlen, udata->outlen, err);
+	return err;
+}
+
 /*
  * Copy a command of @size bytes (zero-filled past what the provider sent)
  * whose fields up to @min_size are mandatory.
  */
-static inline int swr_udata_get_cmd(struct ib_udata *udata, void *cmd,
+static inline int swr_udata_get_cmd(struct ib_device *ibdev,
+				    struct ib_udata *udata, void *cmd,
 				    size_t size, size_t min_size)
 {
+	int err;
+
 	memset(cmd, 0, size);
-	if (udata->inlen < min_size)
-		return -EINVAL;
-	if (!swr_udata_tail_clear(udata, size))
-		return -EINVAL;
-	return ib_copy_from_udata(cmd, udata, min(size, udata->inlen));
+	if (udata->inlen < min_size || !swr_udata_tail_clear(udata, size))
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	err = ib_copy_from_udata(cmd, udata, min(size, udata->inlen));
+	return err ? swr_udata_reject(ibdev, udata, err) : 0;
 }
 
 /* For verbs that take no driver-private input. */
-static inline int swr_udata_no_cmd(struct ib_udata *udata)
+static inline int swr_udata_no_cmd(struct ib_device *ibdev,
+				   struct ib_udata *udata)
 {
-	return swr_udata_tail_clear(udata, 0) ? 0 : -EINVAL;
+	if (!swr_udata_tail_clear(udata, 0))
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	return 0;
 }
 
 /* Write back at most what the provider has room for. */

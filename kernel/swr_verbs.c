@@ -128,19 +128,17 @@ int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct swroce_alloc_ucontext_cmd cmd;
 	int err;
 
-	err = swr_udata_get_cmd(udata, &cmd, sizeof(cmd),
+	err = swr_udata_get_cmd(ibdev, udata, &cmd, sizeof(cmd),
 				offsetofend(typeof(cmd), abi_version));
-	if (err) {
-		ibdev_dbg(ibdev, "alloc_ucontext: bad command (%zu bytes): %d\n",
-			  udata->inlen, err);
+	if (err)
 		return err;
-	}
 	if (cmd.comp_mask) {
 		ibdev_dbg(ibdev, "alloc_ucontext: unknown comp_mask %#x\n",
 			  cmd.comp_mask);
 		return -EOPNOTSUPP;
 	}
 	if (cmd.abi_version != SWROCE_ABI_VERSION) {
+		swr_count(to_swr_dev(ibdev), SWR_CNT_ABI_MISMATCH);
 		ibdev_dbg(ibdev, "alloc_ucontext: provider ABI %u, kernel ABI %u\n",
 			  cmd.abi_version, SWROCE_ABI_VERSION);
 		return -EPROTONOSUPPORT;
@@ -176,11 +174,9 @@ int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	int pdn, err;
 
 	if (udata) {
-		err = swr_udata_no_cmd(udata);
-		if (err) {
-			ibdev_dbg(&sdev->ibdev, "alloc_pd: unexpected command data\n");
+		err = swr_udata_no_cmd(&sdev->ibdev, udata);
+		if (err)
 			return err;
-		}
 	}
 
 	pdn = ida_alloc_max(&sdev->pd_ida, SWR_MAX_PD - 1, GFP_KERNEL);

@@ -53,6 +53,21 @@ static inline int swr_ibdev_attr(const char *attr, char *buf, size_t len)
 	return swr_read_line(path, buf, len);
 }
 
+/*
+ * A port counter of the device under test (hw_counters), or -1. The core
+ * serves values cached within one jiffy: wait out a jiffy first.
+ */
+static inline long long swr_counter(const char *name)
+{
+	char attr[128], buf[32];
+
+	usleep(20000);
+	snprintf(attr, sizeof(attr), "ports/1/hw_counters/%s", name);
+	if (swr_ibdev_attr(attr, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
 /* The netdev the device under test is bound to. */
 static inline int swr_test_netdev(char *buf, size_t len)
 {

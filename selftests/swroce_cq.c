@@ -278,11 +278,13 @@ static int raw_destroy_cq(struct raw *r)
 
 TEST(raw_ring_mapping)
 {
+	long long refused = swr_counter("mmap_refused");
 	struct swroce_cq_ring *ring;
 	struct raw r;
 	size_t pg = sysconf(_SC_PAGESIZE);
 	void *p;
 
+	ASSERT_LE(0, refused);
 	ASSERT_EQ(0, raw_open(&r));
 	EXPECT_EQ(0, r.ring.comp_mask);
 	EXPECT_EQ(128, r.ring.num_cqe);
@@ -297,6 +299,7 @@ TEST(raw_ring_mapping)
 	p = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 r.fd, r.ring.mmap_offset + r.ring.mmap_size);
 	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(refused + 2, swr_counter("mmap_refused"));
 	ring = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, r.fd, r.ring.mmap_offset);
 	ASSERT_NE(MAP_FAILED, ring);
@@ -331,21 +334,24 @@ TEST(raw_resize_with_garbage_consumer_index)
 		struct ib_uverbs_resize_cq_resp core;
 		struct swroce_resize_cq_resp drv;
 	} resp;
+	long long bad = swr_counter("ring_index_bad");
 	struct swroce_cq_ring *ring;
 	struct raw r;
 
+	ASSERT_LE(0, bad);
 	ASSERT_EQ(0, raw_open(&r));
 	ring = mmap(NULL, r.ring.mmap_size, PROT_READ | PROT_WRITE,
 		    MAP_SHARED, r.fd, r.ring.mmap_offset);
 	ASSERT_NE(MAP_FAILED, ring);
 
-	/* A consumer index ahead of the producer is refused... */
+	/* A consumer index ahead of the producer is refused, and counted... */
 	ring->cons.idx = 12345;
 	memset(&req, 0, sizeof(req));
 	req.core.cq_handle = r.cq_handle;
 	req.core.cqe = 1000;
 	EXPECT_EQ(-EINVAL, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
 				   sizeof(req), &resp, sizeof(resp)));
+	EXPECT_EQ(bad + 1, swr_counter("ring_index_bad"));
 	/* ...and a sane one is not. */
 	ring->cons.idx = 0;
 	ASSERT_EQ(0, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,

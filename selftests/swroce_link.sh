@@ -64,6 +64,9 @@ tap_ok $? "ibv_devinfo: RoCE v2 GID of veth0's IPv6 address"
 ! grep -q 'RoCE v1' <<<"$info"
 tap_ok $? "ibv_devinfo: no RoCE v1 GIDs"
 
+rdma statistic show link lnk0/1 | grep -q 'udata_rejected 0'
+tap_ok $? "rdma statistic shows the port counters"
+
 ip addr add 10.77.9.1/24 dev veth0
 sleep 0.5
 ibv_devinfo -v -d lnk0 | grep -qE '::ffff:10\.77\.9\.1, RoCE v2'

@@ -98,9 +98,11 @@ TEST_F(uverbs, get_context_ok)
 
 TEST_F(uverbs, get_context_abi_mismatch)
 {
+	long long before = swr_counter("abi_mismatch");
 	struct swroce_alloc_ucontext_cmd cmd = good_cmd;
 	struct ctx_resp resp;
 
+	ASSERT_LE(0, before);
 	cmd.abi_version = SWROCE_ABI_VERSION + 1;
 	EXPECT_EQ(-EPROTONOSUPPORT,
 		  swr_get_context(self->fd, &cmd, sizeof(cmd), &resp,
@@ -109,6 +111,8 @@ TEST_F(uverbs, get_context_abi_mismatch)
 	EXPECT_EQ(-EPROTONOSUPPORT,
 		  swr_get_context(self->fd, &cmd, sizeof(cmd), &resp,
 				  sizeof(resp)));
+	/* Each refusal is counted. */
+	EXPECT_EQ(before + 2, swr_counter("abi_mismatch"));
 	/* The failure consumed nothing: a correct request still works. */
 	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
 				     &resp, sizeof(resp)));
@@ -145,12 +149,14 @@ TEST_F(uverbs, get_context_trailing_bytes)
 		struct swroce_alloc_ucontext_cmd cmd;
 		uint32_t extra[4];
 	} big = { .cmd = good_cmd };
+	long long before = swr_counter("udata_rejected");
 	struct ctx_resp resp;
 
 	/* A newer provider's extension this kernel does not know: refused. */
 	big.extra[3] = 1;
 	EXPECT_EQ(-EINVAL, swr_get_context(self->fd, &big, sizeof(big), &resp,
 					   sizeof(resp)));
+	EXPECT_EQ(before + 1, swr_counter("udata_rejected"));
 	/* Zero-filled extension bytes request nothing: accepted. */
 	big.extra[3] = 0;
 	ASSERT_EQ(0, swr_get_context(self->fd, &big, sizeof(big), &resp,
