@@ -43,11 +43,26 @@ static int swr_cq_put_ring(struct swr_cq *cq, struct ib_udata *udata)
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
 }
 
-/* A provider that cannot take the ring's location cannot use the CQ. */
-static int swr_cq_check_udata(struct ib_device *ibdev, struct ib_udata *udata)
+/*
+ * The checks create and resize share: the size, and a provider that can
+ * take the ring's location (it cannot use the CQ otherwise). Returns the
+ * ring slots and the user context owning the ring (NULL for the kernel).
+ */
+static int swr_cq_check(struct ib_device *ibdev, int cqe,
+			struct ib_udata *udata, u32 *slots,
+			struct ib_ucontext **uctx)
 {
-	int err = swr_udata_no_cmd(ibdev, udata);
+	int err;
 
+	*slots = swr_cq_slots(cqe);
+	if (!*slots) {
+		ibdev_dbg(ibdev, "cq: %d entries\n", cqe);
+		return -EINVAL;
+	}
+	*uctx = NULL;
+	if (!udata)
+		return 0;
+	err = swr_udata_no_cmd(ibdev, udata);
 	if (err)
 		return err;
 	if (udata->outlen < offsetofend(struct swroce_create_cq_resp,
@@ -56,6 +71,7 @@ static int swr_cq_check_udata(struct ib_device *ibdev, struct ib_udata *udata)
 			  udata->outlen);
 		return -EINVAL;
 	}
+	*uctx = swr_udata_uctx(udata);
 	return 0;
 }
 
@@ -64,7 +80,7 @@ int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct ib_device *ibdev = ibcq->device;
 	struct swr_cq *cq = to_swr_cq(ibcq);
-	struct ib_ucontext *uctx = NULL;
+	struct ib_ucontext *uctx;
 	int err;
 
 	if (attr->flags) {
@@ -72,17 +88,9 @@ int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  attr->flags);
 		return -EOPNOTSUPP;
 	}
-	cq->num_cqe = swr_cq_slots(attr->cqe);
-	if (!cq->num_cqe) {
-		ibdev_dbg(ibdev, "create_cq: %d entries\n", attr->cqe);
-		return -EINVAL;
-	}
-	if (udata) {
-		err = swr_cq_check_udata(ibdev, udata);
-		if (err)
-			return err;
-		uctx = swr_udata_uctx(udata);
-	}
+	err = swr_cq_check(ibdev, attr->cqe, udata, &cq->num_cqe, &uctx);
+	if (err)
+		return err;
 
 	spin_lock_init(&cq->lock);
 	cq->ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(cq->num_cqe),
@@ -124,22 +132,14 @@ int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct swr_cq *cq = to_swr_cq(ibcq);
 	struct rdma_user_mmap_entry *new_mmap, *old_mmap;
 	struct swroce_cq_ring *new_ring, *old_ring;
-	struct ib_ucontext *uctx = NULL;
+	struct ib_ucontext *uctx;
 	u32 slots, cons, used, i;
 	unsigned long flags;
 	int err;
 
-	slots = swr_cq_slots(cqe);
-	if (!slots) {
-		ibdev_dbg(ibdev, "resize_cq: %d entries\n", cqe);
-		return -EINVAL;
-	}
-	if (udata) {
-		err = swr_cq_check_udata(ibdev, udata);
-		if (err)
-			return err;
-		uctx = swr_udata_uctx(udata);
-	}
+	err = swr_cq_check(ibdev, cqe, udata, &slots, &uctx);
+	if (err)
+		return err;
 
 	new_ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(slots), &new_mmap);
 	if (IS_ERR(new_ring))

@@ -112,7 +112,7 @@ static inline int swr_uverbs_path(char *path, size_t len)
 	return ret;
 }
 
-static inline struct ibv_context *swr_open_test_dev(void)
+static inline struct ibv_context *swr_open_dev(const char *name)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
@@ -122,10 +122,15 @@ static inline struct ibv_context *swr_open_test_dev(void)
 	if (!list)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), swr_test_dev()))
+		if (!strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	return ctx;
+}
+
+static inline struct ibv_context *swr_open_test_dev(void)
+{
+	return swr_open_dev(swr_test_dev());
 }
 
 #endif /* SWR_TEST_H */

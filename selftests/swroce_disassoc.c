@@ -13,22 +13,6 @@
 
 #define DIS_DEV "swrdis0"
 
-static struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
 TEST(link_del_with_open_context)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
@@ -42,7 +26,7 @@ TEST(link_del_with_open_context)
 
 	ASSERT_EQ(0, system("rdma link add " DIS_DEV
 			    " type swroce netdev veth1"));
-	ctx = open_by_name(DIS_DEV);
+	ctx = swr_open_dev(DIS_DEV);
 	ASSERT_NE(NULL, ctx);
 	pd = ibv_alloc_pd(ctx);
 	ASSERT_NE(NULL, pd);
