@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
 	# build
-	gcc make kmod xz-utils cpio sparse shellcheck python3
+	gcc make kmod xz-utils cpio sparse shellcheck python3 clang
 	libibverbs-dev librdmacm-dev
 	# kernel sources: kselftest harness, checkpatch
 	linux-source-6.1 linux-source-6.12

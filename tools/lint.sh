@@ -6,6 +6,7 @@
 #
 #   - checkpatch.pl --strict on the kernel sources and the uAPI header
 #   - a W=1 build with sparse (C=2: every file) against every pinned kernel
+#   - the uAPI header's layout, identical for 32- and 64-bit user space
 #   - shellcheck on the shell scripts, when installed
 # The provider and the selftests build with -Werror in any case.
 
@@ -54,6 +55,10 @@ for s in $(tools/kernels.sh series); do
 	[ $rc -eq 0 ] || echo "build failed ($rc)" >>"$tmp/findings.$kver"
 	report "sparse-W1/$kver" "$tmp/findings.$kver"
 done
+
+# The uAPI lays out the same for 32- and 64-bit user space.
+tools/uapi-layout.sh >"$tmp/uapi" 2>&1
+report uapi-32-64-layout "$tmp/uapi"
 
 if command -v shellcheck >/dev/null; then
 	mapfile -t scripts < <(git ls-files '*.sh')
