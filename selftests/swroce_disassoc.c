@@ -5,6 +5,9 @@
  *    must not wait for the process. Its objects are destroyed under it,
  *    later commands fail with EIO, and the rings it still has mapped stay
  *    readable (no fault) until it lets go;
+ *  - the same for unloading the module: it must not wait either, and the
+ *    process must not fault afterwards (no code of ours is left behind
+ *    its mappings);
  *  - a process killed with mapped rings, posted receives and pinned MRs
  *    leaves nothing behind: ring memory (vmalloc) returns to where it was.
  */
@@ -59,6 +62,46 @@ TEST(link_del_with_open_context)
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	EXPECT_EQ(0, ibv_close_device(ctx));
+}
+
+TEST(rmmod_with_open_context)
+{
+	const char *ko = getenv("SWROCE_KO");
+	char cmd[512], ndev[32];
+	struct ibv_context *ctx;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct ibv_wc wc;
+	int status;
+
+	if (!ko)
+		SKIP(return, "SWROCE_KO not set");
+	ASSERT_EQ(0, swr_test_netdev(ndev, sizeof(ndev)));
+	ctx = swr_open_test_dev();
+	ASSERT_NE(NULL, ctx);
+	pd = ibv_alloc_pd(ctx);
+	ASSERT_NE(NULL, pd);
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, cq);
+
+	status = system("timeout 60 rmmod swroce");
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	/* The module is gone; our mapping and our process are fine. */
+	EXPECT_EQ(0, ibv_poll_cq(cq, 1, &wc));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_alloc_pd(ctx));
+	EXPECT_EQ(EIO, errno);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	EXPECT_EQ(0, ibv_close_device(ctx));
+
+	/* Put the device under test back for the steps that follow. */
+	snprintf(cmd, sizeof(cmd),
+		 "insmod %s && rdma link add %s type swroce netdev %s",
+		 ko, swr_test_dev(), ndev);
+	ASSERT_EQ(0, system(cmd));
 }
 
 static long vmalloc_used_kb(void)
