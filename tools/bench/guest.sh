@@ -47,8 +47,15 @@ RUNS=${BENCH_RUNS:-3}
 # ---------------------------------------------------------------- setup
 created=()
 netns_made=0
+reported=0
 cleanup() {
-	local d
+	local rc=$? d
+	# make check counts TAP lines: a harness that broke off must show up
+	# as a failure, not as an empty step.
+	if [ $tap = 1 ] && [ $reported = 0 ]; then
+		echo "not ok 1 - bench smoke: harness broke off (exit $rc)"
+		echo "1..1"
+	fi
 	for d in ${created[@]+"${created[@]}"}; do
 		rdma link del "$d" 2>/dev/null || true
 	done
@@ -106,7 +113,7 @@ measure() {
 			$1 == "na" { print $2, d, r, "NA", $3; next }
 			{ print $2, d, r, $1, $3 }' >>"$raw"
 		if printf '%s\n' "$rows" | grep -q '^na	'; then
-			echo "bench: $dev: $(printf '%s\n' "$rows" | grep -m1 '^na	' | cut -f2-)" >&2
+			echo "# bench: $dev: $(printf '%s\n' "$rows" | grep -m1 '^na	' | cut -f2-)" >&2
 			break
 		fi
 	done
@@ -293,6 +300,7 @@ else
 fi
 echo "seconds $(($(date +%s) - t0))" >>"$out/env.txt"
 
+reported=1
 report=(/usr/bin/python3 "$top/tools/bench/report.py" "$out")
 [ $tap = 0 ] || report+=(--tap)
 "${report[@]}"
