@@ -98,24 +98,31 @@ gid_index() {
 }
 
 # --------------------------------------------------------------- engine
-# measure DEV CMD...: run CMD $RUNS times. CMD prints rows
-# "value<TAB>FIGURE<TAB>UNIT" or "na<TAB>FIGURE<TAB>REASON"; they go to
-# raw.tsv with the device and run number. The first n/a stops the figure.
+# measure "DEV..." CMD ARGS...: run "CMD DEV ARGS..." $RUNS times on each
+# device, the devices taking turns run by run, so that a change in the
+# host's load (two cores shared with other guests) hits both alike. CMD
+# prints rows "value<TAB>FIGURE<TAB>UNIT" or "na<TAB>FIGURE<TAB>REASON";
+# they go to raw.tsv with the device and run number. A device's first n/a
+# ends its runs of this figure.
 measure() {
-	local dev=$1 r rows
+	local devlist=$1 r d rows
+	local -A stopped=()
 	shift
 	for ((r = 1; r <= RUNS; r++)); do
-		# CMD runs in a subshell: count here what it must not reuse
-		seq=$((seq + 1))
-		rows=$("$@") || true
-		[ -n "$rows" ] || rows=$(printf 'na\t%s\tno output' "$*")
-		printf '%s\n' "$rows" | awk -F'\t' -v d="$dev" -v r="$r" -v OFS='\t' '
-			$1 == "na" { print $2, d, r, "NA", $3; next }
-			{ print $2, d, r, $1, $3 }' >>"$raw"
-		if printf '%s\n' "$rows" | grep -q '^na	'; then
-			echo "# bench: $dev: $(printf '%s\n' "$rows" | grep -m1 '^na	' | cut -f2-)" >&2
-			break
-		fi
+		for d in $devlist; do
+			[ -z "${stopped[$d]:-}" ] || continue
+			# CMD runs in a subshell: count here what it must not reuse
+			seq=$((seq + 1))
+			rows=$("$1" "$d" "${@:2}") || true
+			[ -n "$rows" ] || rows=$(printf 'na\t%s\tno output' "$*")
+			printf '%s\n' "$rows" | awk -F'\t' -v d="$d" -v r="$r" -v OFS='\t' '
+				$1 == "na" { print $2, d, r, "NA", $3; next }
+				{ print $2, d, r, $1, $3 }' >>"$raw"
+			if printf '%s\n' "$rows" | grep -q '^na	'; then
+				echo "# bench: $d: $(printf '%s\n' "$rows" | grep -m1 '^na	' | cut -f2-)" >&2
+				stopped[$d]=1
+			fi
+		done
 	done
 }
 
@@ -210,8 +217,8 @@ qp_mem() {
 
 # iperf3 over a veth pair of its own between two namespaces, so the kernel
 # TCP path is measured without the RDMA devices' netdevs.
-iperf() {
-	local secs=$1 fig="iperf3 TCP, veth between two netns" bps i
+iperf() {	# iperf tcp SECS
+	local secs=$2 fig="iperf3 TCP, veth between two netns" bps i
 	ip netns exec bench-b iperf3 -s -1 -p 5201 >"$out/logs/iperf3.server" 2>&1 &
 	for ((i = 0; i < 100; i++)); do
 		ip netns exec bench-b ss -ltn 'sport = :5201' | grep -q LISTEN && break
@@ -252,17 +259,15 @@ KiB=1024 MiB=1048576
 	echo "smoke $smoke"
 	grep -E 'MemTotal|MemAvailable' /proc/meminfo
 } >"$out/env.txt"
-devs=(swroce0 rxe0)
+devs="swroce0 rxe0"
 t0=$(date +%s)
 
 if [ $smoke = 1 ]; then
-	for d in "${devs[@]}"; do
-		measure "$d" reg_mr "$d" $((4 * KiB)) 100
-		measure "$d" reg_mr "$d" $MiB 20
-		measure "$d" perftest "$d" ib_write_bw $((64 * KiB)) 100
-		measure "$d" perftest "$d" ib_write_lat 2 100
-		measure "$d" qp_mem "$d" 100
-	done
+	measure "$devs" reg_mr $((4 * KiB)) 100
+	measure "$devs" reg_mr $MiB 20
+	measure "$devs" perftest ib_write_bw $((64 * KiB)) 100
+	measure "$devs" perftest ib_write_lat 2 100
+	measure "$devs" qp_mem 100
 	iperf_setup
 	measure tcp iperf 1
 else
@@ -274,27 +279,25 @@ else
 	while [ $((big + 384 * MiB)) -gt "$avail" ] && [ $big -gt $((64 * MiB)) ]; do
 		big=$((big / 2)) note=" (1 GiB did not fit)"
 	done
-	for d in "${devs[@]}"; do
-		measure "$d" reg_mr "$d" $((4 * KiB)) 1000
-		measure "$d" reg_mr "$d" $MiB 100
-		measure "$d" reg_mr "$d" $((64 * MiB)) 5
-		measure "$d" reg_mr "$d" $big 2 "$note"
-		# iteration counts keep each run near a second under TCG
-		for t in ib_write_bw ib_read_bw ib_send_bw; do
-			measure "$d" perftest "$d" $t 64 2000
-			measure "$d" perftest "$d" $t $((4 * KiB)) 1000
-			measure "$d" perftest "$d" $t $((64 * KiB)) 200
-			measure "$d" perftest "$d" $t $MiB 20
-		done
-		measure "$d" perftest "$d" ib_write_bw $((64 * KiB)) 200 -q 4
-		for t in ib_write_lat ib_read_lat ib_send_lat; do
-			measure "$d" perftest "$d" $t 2 500
-			measure "$d" perftest "$d" $t $((4 * KiB)) 500
-		done
-		measure "$d" perftest "$d" ib_atomic_bw 8 1000
-		measure "$d" perftest "$d" ib_atomic_lat 8 500
-		measure "$d" qp_mem "$d" 1000
+	measure "$devs" reg_mr $((4 * KiB)) 1000
+	measure "$devs" reg_mr $MiB 100
+	measure "$devs" reg_mr $((64 * MiB)) 5
+	measure "$devs" reg_mr $big 2 "$note"
+	# iteration counts keep each run near a second under TCG
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
+		measure "$devs" perftest $t 64 2000
+		measure "$devs" perftest $t $((4 * KiB)) 1000
+		measure "$devs" perftest $t $((64 * KiB)) 200
+		measure "$devs" perftest $t $MiB 20
 	done
+	measure "$devs" perftest ib_write_bw $((64 * KiB)) 200 -q 4
+	for t in ib_write_lat ib_read_lat ib_send_lat; do
+		measure "$devs" perftest $t 2 500
+		measure "$devs" perftest $t $((4 * KiB)) 500
+	done
+	measure "$devs" perftest ib_atomic_bw 8 1000
+	measure "$devs" perftest ib_atomic_lat 8 500
+	measure "$devs" qp_mem 1000
 	iperf_setup
 	measure tcp iperf 3
 fi
