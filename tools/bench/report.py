@@ -19,6 +19,8 @@ import subprocess
 import sys
 
 DEVICES = [("swroce0", "swroce"), ("rxe0", "rxe")]
+# one colour per device in every bar chart, whichever devices have data
+COLOUR = {"swroce": "#9400d3", "rxe": "#009e73"}
 
 
 def load(path):
@@ -191,8 +193,11 @@ def plots(out, figures, units, vals, na):
                 with open(fn, "w") as f:
                     for x, y in sorted(pts):
                         f.write("%d %g\n" % (x, y))
-                series.append('"%s" using 1:2 with linespoints title "%s %s"'
-                              % (fn, t, label))
+                # colour per test, solid swroce, dashed rxe
+                series.append('"%s" using 1:2 with linespoints lc %d dt %d '
+                              'title "%s %s"' % (fn, tests.index(t) + 1,
+                                                 1 if label == "swroce"
+                                                 else 2, t, label))
     if series:
         script += ['set output "%s"' % os.path.join(out, "bw.png"),
                    'set title "bandwidth against message size"',
@@ -210,6 +215,15 @@ def plots(out, figures, units, vals, na):
             for fig, a, b in rows:
                 f.write('"%s" %s %s\n' % (fig, "?" if a is None else a,
                                           "?" if b is None else b))
+        # a column with no number at all would lose the x labels (and
+        # gnuplot complains): plot only the devices that have data, the
+        # labels on the first of them
+        plot = []
+        for col, (i, label) in enumerate([(1, "swroce"), (2, "rxe")], 2):
+            if any(r[i] is not None for r in rows):
+                plot.append('"%s" using %d%s title "%s" lc rgb "%s"' % (
+                    fn, col, "" if plot else ":xtic(1)", label,
+                    COLOUR[label]))
         return ['set output "%s"' % os.path.join(out, name + ".png"),
                 'set title "%s"' % title, 'set ylabel "%s"' % ylabel,
                 'set xlabel ""', 'set style data histograms',
@@ -217,8 +231,9 @@ def plots(out, figures, units, vals, na):
                 'set style fill solid 0.8 border -1', 'set boxwidth 0.9',
                 'set xtics rotate by -30',
                 ('set logscale y' if logy else 'unset logscale y'),
-                'plot "%s" using 2:xtic(1) title "swroce", "" using 3 '
-                'title "rxe"' % fn, 'unset logscale y', 'set xtics norotate']
+                ('set yrange [*:*]' if logy else 'set yrange [0:*]'),
+                'plot ' + ", ".join(plot), 'unset logscale y',
+                'set yrange [*:*]', 'set xtics norotate']
 
     script += bars("lat", "latency (perftest t_typical)", "us",
                    [f for f in figures if "_lat " in f])
