@@ -179,7 +179,9 @@ def plots(out, figures, units, vals, na):
     size_re = re.compile(r"^(ib_\w+_bw) (\d+) (B|KiB|MiB)$")
     mult = {"B": 1, "KiB": 1024, "MiB": 1048576}
     series = []
-    tests = sorted({m.group(1) for m in map(size_re.match, figures) if m})
+    # atomics are in Mpps and at one size: not on this plot
+    tests = sorted({m.group(1) for m in map(size_re.match, figures)
+                    if m and units[m.group(0)] == "Gb/s"})
     for t in tests:
         for dev, label in DEVICES:
             pts = []
@@ -201,9 +203,13 @@ def plots(out, figures, units, vals, na):
     if series:
         script += ['set output "%s"' % os.path.join(out, "bw.png"),
                    'set title "bandwidth against message size"',
-                   'set logscale x 2', 'set xlabel "message size (bytes)"',
+                   'set logscale x 2', 'set xrange [32:2097152]',
+                   'set xtics ("64 B" 64, "1 KiB" 1024, "4 KiB" 4096, '
+                   '"64 KiB" 65536, "1 MiB" 1048576)',
+                   'set xlabel "message size"',
                    'set ylabel "Gb/s"', 'plot ' + ", ".join(series),
-                   'unset logscale x']
+                   'unset logscale x', 'set xrange [*:*]',
+                   'set xtics autofreq']
 
     def bars(name, title, ylabel, figs, logy=False):
         rows = [(f, med(f, "swroce0"), med(f, "rxe0")) for f in figs]
