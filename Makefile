@@ -10,6 +10,7 @@
 #   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
 #   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
 #   make kmod-all   swroce.ko for every pinned kernel, in build/kmod/<kver>/
+#   make bench      swroce vs rxe benchmarks in one guest (BENCH_KERNEL=6.12)
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -38,14 +39,16 @@ KSRC_DIR := $(BUILD)/ksrc
 KSFT_DIR := $(KSRC_DIR)/tools/testing/selftests
 SELFTESTS_C := $(wildcard selftests/*.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_C))
+BENCH_C := $(wildcard tools/bench/*.c)
+BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check run vm clean help
+	check run vm clean help bench bench-progs
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,19p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -62,7 +65,7 @@ $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	$(CC) $(CFLAGS_USER) -fPIC -shared -fvisibility=hidden \
 		-Wl,--no-undefined -Wl,-z,defs -o $@ $(PROVIDER_SRC) -libverbs
 
-selftests: $(SELFTESTS)
+selftests: $(SELFTESTS) $(BENCH_PROGS)
 
 $(KSFT_DIR)/kselftest_harness.h:
 	tools/extract-ksrc.sh $(KSRC_DIR)
@@ -73,6 +76,17 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselft
 	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -Wno-clobbered -Wno-sign-compare -I$(KSFT_DIR) \
 		-o $@ $< \
 		-libverbs -lpthread
+
+# The benchmark helpers; `make check` builds them with the selftests because
+# the guest's bench-smoke step runs them.
+bench-progs: $(BENCH_PROGS)
+
+$(BUILD)/bench/bin/%: tools/bench/%.c tools/bench/bench_common.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -o $@ $< -libverbs
+
+bench: provider bench-progs kmod-all
+	tools/bench/run.sh $(if $(BENCH_KERNEL),-k $(BENCH_KERNEL))
 
 # The provider where the distribution's libibverbs looks for it, and the
 # module for the kernel being built against (a real machine; see README).

@@ -10,7 +10,7 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, disassoc, suite, unload.
+# srq, disassoc, suite, bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,6 +105,11 @@ if [ $run_suite = 1 ] && want suite; then
 		-x selftests/rdma-core-xfail.txt swroce0 rxe0
 	rdma link del rxe0
 fi
+
+# The benchmark harness (make bench) in a one-minute run, so it never rots:
+# each figure measured is a pass, a swroce figure it cannot measure yet a
+# skip, an rxe or TCP figure that fails a failure (tools/bench/report.py).
+step bench-smoke tools/bench/guest.sh --smoke --tap -o "$out/bench-smoke"
 
 unload() {
 	local n=0 fail=0 left

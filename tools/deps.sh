@@ -20,6 +20,8 @@ packages=(
 	# RDMA user space used by the tests and the demo
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	python3-pyverbs infiniband-diags
+	# make bench: the TCP reference and the plots
+	iperf3 gnuplot-nox
 )
 
 missing=()

@@ -1,0 +1,327 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# guest.sh [--smoke] [--tap] -o OUTDIR: the benchmarks, run as root inside
+# the test guest (tools/vm/vm.sh) with swroce.ko loaded. Measures swroce0
+# (on veth0) and rxe0 (on veth1) with the same settings in this one boot,
+# client and server on the same device, plus iperf3 TCP between two
+# network namespaces as the non-RDMA reference. Writes OUTDIR/raw.tsv and
+# OUTDIR/logs/, then tools/bench/report.py makes results.md, results.csv
+# and the plots.
+#   --smoke   one run of a few small figures (make check's bench-smoke step)
+#   --tap     print TAP for each figure (report.py --tap)
+# Devices, the veth pair and the namespaces this script creates are removed
+# again; ones that exist already (run-guest.sh made swroce0) are used as is.
+#
+# raw.tsv rows: FIGURE DEVICE RUN VALUE UNIT, or FIGURE DEVICE RUN NA REASON.
+# A figure that fails on a run is recorded n/a with the reason and not
+# retried: a missing number is never replaced by a guessed one.
+
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+
+smoke=0 tap=0 out=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) smoke=1 ;;
+	--tap) tap=1 ;;
+	-o) out=$2; shift ;;
+	*) echo "usage: $0 [--smoke] [--tap] -o OUTDIR" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$out" ] || { echo "guest.sh: -o OUTDIR is required" >&2; exit 2; }
+if [ "$(hostname)" != swroce-vm ]; then
+	echo "guest.sh: not in the swroce QEMU guest, refusing" >&2
+	exit 1
+fi
+
+bin=$top/build/bench/bin
+mkdir -p "$out/logs"
+raw=$out/raw.tsv
+: >"$raw"
+RUNS=${BENCH_RUNS:-3}
+[ $smoke = 0 ] || RUNS=1
+
+# ---------------------------------------------------------------- setup
+created=()
+netns_made=0
+reported=0
+cleanup() {
+	local rc=$? d
+	# make check counts TAP lines: a harness that broke off must show up
+	# as a failure, not as an empty step.
+	if [ $tap = 1 ] && [ $reported = 0 ]; then
+		echo "not ok 1 - bench smoke: harness broke off (exit $rc)"
+		echo "1..1"
+	fi
+	for d in ${created[@]+"${created[@]}"}; do
+		rdma link del "$d" 2>/dev/null || true
+	done
+	if [ $netns_made = 1 ]; then
+		ip netns del bench-a 2>/dev/null || true
+		ip netns del bench-b 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+
+# The veth pair may carry swroce0 already (run-guest.sh): recreating it
+# would take that device away.
+ip link show veth0 >/dev/null 2>&1 || tools/vm/netsetup.sh
+# Without the installed provider libibverbs would not see swroce0.
+[ -e /etc/libibverbs.d/swroce.driver ] || make -s install >/dev/null
+if [ ! -e /sys/class/infiniband/swroce0 ]; then
+	rdma link add swroce0 type swroce netdev veth0
+	created+=(swroce0)
+fi
+if [ ! -e /sys/class/infiniband/rxe0 ]; then
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev veth1
+	created+=(rxe0)
+fi
+declare -A dev_ip=([swroce0]=10.77.0.1 [rxe0]=10.77.0.2)
+
+# gid_index DEV: the RoCE v2 GID that carries the device's IPv4 address
+# (::ffff:a.b.c.d); perftest's -x. Empty table slots read as errors.
+gid_index() {
+	local f i t
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		t=$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null) || continue
+		[ "$t" = "RoCE v2" ] || continue
+		case "$(cat "$f")" in
+		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# --------------------------------------------------------------- engine
+# measure "DEV..." CMD ARGS...: run "CMD DEV ARGS..." $RUNS times on each
+# device, the devices taking turns run by run, so that a change in the
+# host's load (two cores shared with other guests) hits both alike. CMD
+# prints rows "value<TAB>FIGURE<TAB>UNIT" or "na<TAB>FIGURE<TAB>REASON";
+# they go to raw.tsv with the device and run number. A device's first n/a
+# ends its runs of this figure.
+measure() {
+	local devlist=$1 r d rows
+	local -A stopped=()
+	shift
+	for ((r = 1; r <= RUNS; r++)); do
+		for d in $devlist; do
+			[ -z "${stopped[$d]:-}" ] || continue
+			# CMD runs in a subshell: count here what it must not reuse
+			seq=$((seq + 1))
+			rows=$("$1" "$d" "${@:2}") || true
+			[ -n "$rows" ] || rows=$(printf 'na\t%s\tno output' "$*")
+			printf '%s\n' "$rows" | awk -F'\t' -v d="$d" -v r="$r" -v OFS='\t' '
+				$1 == "na" { print $2, d, r, "NA", $3; next }
+				{ print $2, d, r, $1, $3 }' >>"$raw"
+			if printf '%s\n' "$rows" | grep -q '^na	'; then
+				echo "# bench: $d: $(printf '%s\n' "$rows" | grep -m1 '^na	' | cut -f2-)" >&2
+				stopped[$d]=1
+			fi
+		done
+	done
+}
+
+seq=0
+# perftest DEV TEST SIZE ITERS [EXTRA...]: server in the background and
+# client on the same device, the client connecting to the device's own
+# address. -F: don't refuse to run because cpufreq scaling is on (TCG).
+perftest() {
+	local dev=$1 test=$2 size=$3 iters=$4 gidx fig unit col log spid rc i line port try
+	shift 4
+	fig="$test $(human "$size")${*:+ $*}"
+	# bw: #bytes #iterations BW-peak BW-average MsgRate: BW-average, but
+	# for 8-byte atomics the message rate says more.
+	# lat: #bytes #iterations t_min t_max t_typical t_avg ...: t_typical
+	# is perftest's median.
+	case "$test" in
+	*_lat) unit=us col=5 ;;
+	ib_atomic_bw) unit=Mpps col=5 ;;
+	*) unit=Gb/s col=4 ;;
+	esac
+	gidx=$(gid_index "$dev") || { printf 'na\t%s\tno IPv4 RoCE v2 GID\n' "$fig"; return; }
+	local args=(-d "$dev" -i 1 -x "$gidx" -F -s "$size" -n "$iters" "$@")
+	case "$test" in *_bw) args+=(--report_gbits) ;; esac
+	# perftest now and then prints "inf" for every latency (seen once
+	# in ~60 rxe runs under TCG): such a run measured nothing; run it
+	# once more before giving up.
+	for try in 1 2; do
+		# a fresh port per run: no wait for the last one's TIME_WAIT
+		port=$((18500 + 2 * seq + try))
+		log=$out/logs/$dev.${fig// /_}.$port
+		timeout 90 "$test" "${args[@]}" -p "$port" >"$log.server" 2>&1 &
+		spid=$!
+		# The client does not retry its TCP connect: wait for the listener.
+		for ((i = 0; i < 100; i++)); do
+			ss -ltn "sport = :$port" | grep -q LISTEN && break
+			kill -0 "$spid" 2>/dev/null || break
+			sleep 0.1
+		done
+		rc=0
+		timeout 90 "$test" "${args[@]}" -p "$port" "${dev_ip[$dev]}" >"$log.client" 2>&1 || rc=$?
+		wait "$spid" 2>/dev/null || true
+		# The result row starts with the message size (atomics: 8 bytes).
+		line=$(awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $c }' \
+			"$log.client" | tail -n 1)
+		# only a run that ended well but printed no number is run again
+		if [ "$rc" != 0 ] || [ -z "$line" ] || [[ "$line" =~ ^[0-9.]+$ ]]; then
+			break
+		fi
+	done
+	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]]; then
+		printf '%s\t%s\t%s\n' "$line" "$fig" "$unit"
+	elif [ "$rc" = 0 ] && [ -n "$line" ]; then
+		printf 'na\t%s\tperftest printed %s twice\n' "$fig" "$line"
+	else
+		printf 'na\t%s\t%s\n' "$fig" "$(why "$rc" "$log.client" "$log.server")"
+	fi
+}
+
+# why RC LOG...: a one-line reason for a failed run, from the logs.
+why() {
+	local rc=$1 msg
+	shift
+	[ "$rc" != 124 ] || { echo "timed out"; return; }
+	msg=$(grep -hiE "couldn'?t|unable|fail|error|not supported" "$@" 2>/dev/null |
+	      head -n 2 | tr -s ' \t\n' ' ' | sed 's/ $//')
+	echo "exit $rc: ${msg:-no result line}"
+}
+
+human() {
+	local b=$1
+	if [ "$b" -ge 1073741824 ] && [ $((b % 1073741824)) = 0 ]; then echo "$((b / 1073741824)) GiB"
+	elif [ "$b" -ge 1048576 ] && [ $((b % 1048576)) = 0 ]; then echo "$((b / 1048576)) MiB"
+	elif [ "$b" -ge 1024 ] && [ $((b % 1024)) = 0 ]; then echo "$((b / 1024)) KiB"
+	else echo "$b B"; fi
+}
+
+# reg_mr DEV SIZE REPS [NOTE]: per-op ibv_reg_mr and ibv_dereg_mr time.
+reg_mr() {
+	local dev=$1 size=$2 reps=$3 note=${4:-} res rc=0 h
+	h="$(human "$size")$note"
+	res=$("$bin/bench_reg_mr" "$dev" "$size" "$reps" 2>&1) || rc=$?
+	if [ $rc = 0 ]; then
+		printf '%s\tibv_reg_mr %s\tus\n' "$(sed -n 's/^reg_us=//p' <<<"$res")" "$h"
+		printf '%s\tibv_dereg_mr %s\tus\n' "$(sed -n 's/^dereg_us=//p' <<<"$res")" "$h"
+	else
+		res=$(sed -n 's/^na=//p' <<<"$res" | head -n 1)
+		printf 'na\tibv_reg_mr %s\t%s\n' "$h" "${res:-exit $rc}"
+		printf 'na\tibv_dereg_mr %s\t%s\n' "$h" "${res:-exit $rc}"
+	fi
+}
+
+# qp_mem DEV COUNT: kernel memory per RC QP with 256-entry queues.
+qp_mem() {
+	local dev=$1 count=$2 res rc=0 k f
+	res=$("$bin/bench_qp_mem" "$dev" "$count" 2>&1) || rc=$?
+	for k in slab_kib_per_qp vmalloc_kib_per_qp residual_kib; do
+		case $k in
+		slab_kib_per_qp) f="kernel slab per RC QP ($count QPs)" ;;
+		vmalloc_kib_per_qp) f="kernel vmalloc per RC QP ($count QPs)" ;;
+		residual_kib) f="kernel memory left after destroying $count QPs" ;;
+		esac
+		if [ $rc = 0 ]; then
+			printf '%s\t%s\tKiB\n' "$(sed -n "s/^$k=//p" <<<"$res")" "$f"
+		else
+			printf 'na\t%s\t%s\n' "$f" "$(sed -n 's/^na=//p' <<<"$res" | head -n 1)"
+		fi
+	done
+}
+
+# iperf3 over a veth pair of its own between two namespaces, so the kernel
+# TCP path is measured without the RDMA devices' netdevs.
+iperf() {	# iperf tcp SECS
+	local secs=$2 fig="iperf3 TCP, veth between two netns" bps i
+	ip netns exec bench-b iperf3 -s -1 -p 5201 >"$out/logs/iperf3.server" 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		ip netns exec bench-b ss -ltn 'sport = :5201' | grep -q LISTEN && break
+		sleep 0.1
+	done
+	if ip netns exec bench-a iperf3 -c 10.78.0.2 -p 5201 -t "$secs" -J \
+		>"$out/logs/iperf3.client.json" 2>&1 &&
+	   bps=$(/usr/bin/python3 -c 'import json,sys
+print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))' \
+		"$out/logs/iperf3.client.json"); then
+		printf '%s\t%s\tGb/s\n' "$bps" "$fig"
+	else
+		printf 'na\t%s\tiperf3 failed (see logs/iperf3.*)\n' "$fig"
+	fi
+	wait 2>/dev/null || true
+}
+
+iperf_setup() {
+	ip netns add bench-a
+	ip netns add bench-b
+	netns_made=1
+	ip link add bnv0 netns bench-a type veth peer name bnv1 netns bench-b
+	ip -n bench-a addr add 10.78.0.1/24 dev bnv0
+	ip -n bench-b addr add 10.78.0.2/24 dev bnv1
+	ip -n bench-a link set bnv0 up
+	ip -n bench-b link set bnv1 up
+	ip -n bench-a link set lo up
+	ip -n bench-b link set lo up
+}
+
+# ---------------------------------------------------------------- plan
+KiB=1024 MiB=1048576
+{
+	echo "kernel $(uname -r)"
+	# the module has no MODULE_VERSION, hence no srcversion: hash it
+	echo "swroce.ko sha256 $(sha256sum <"${SWROCE_KO:-$top/build/kmod/$(uname -r)/swroce.ko}" | cut -c1-16)"
+	echo "perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+	echo "runs $RUNS"
+	echo "smoke $smoke"
+	grep -E 'MemTotal|MemAvailable' /proc/meminfo
+} >"$out/env.txt"
+devs="swroce0 rxe0"
+t0=$(date +%s)
+
+if [ $smoke = 1 ]; then
+	measure "$devs" reg_mr $((4 * KiB)) 100
+	measure "$devs" reg_mr $MiB 20
+	measure "$devs" perftest ib_write_bw $((64 * KiB)) 100
+	measure "$devs" perftest ib_write_lat 2 100
+	measure "$devs" qp_mem 100
+	iperf_setup
+	measure tcp iperf 1
+else
+	# The largest buffer that fits: 1 GiB unless the guest's free memory
+	# (2 GiB RAM, root on tmpfs) is too short; keep 384 MiB headroom so the
+	# OOM killer never picks the harness.
+	avail=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo)
+	big=$((1024 * MiB)) note=
+	while [ $((big + 384 * MiB)) -gt "$avail" ] && [ $big -gt $((64 * MiB)) ]; do
+		big=$((big / 2)) note=" (1 GiB did not fit)"
+	done
+	measure "$devs" reg_mr $((4 * KiB)) 1000
+	measure "$devs" reg_mr $MiB 100
+	measure "$devs" reg_mr $((64 * MiB)) 5
+	measure "$devs" reg_mr $big 2 "$note"
+	# iteration counts keep each run near a second under TCG
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
+		measure "$devs" perftest $t 64 2000
+		measure "$devs" perftest $t $((4 * KiB)) 1000
+		measure "$devs" perftest $t $((64 * KiB)) 200
+		measure "$devs" perftest $t $MiB 20
+	done
+	measure "$devs" perftest ib_write_bw $((64 * KiB)) 200 -q 4
+	for t in ib_write_lat ib_read_lat ib_send_lat; do
+		measure "$devs" perftest $t 2 500
+		measure "$devs" perftest $t $((4 * KiB)) 500
+	done
+	measure "$devs" perftest ib_atomic_bw 8 1000
+	measure "$devs" perftest ib_atomic_lat 8 500
+	measure "$devs" qp_mem 1000
+	iperf_setup
+	measure tcp iperf 3
+fi
+echo "seconds $(($(date +%s) - t0))" >>"$out/env.txt"
+
+reported=1
+report=(/usr/bin/python3 "$top/tools/bench/report.py" "$out")
+[ $tap = 0 ] || report+=(--tap)
+"${report[@]}"

@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""report.py OUTDIR [--tap]: turn OUTDIR/raw.tsv (tools/bench/guest.sh)
+into results.csv, results.md and PNG plots (gnuplot, when installed).
+
+Each figure is the median of its runs with min and max. A figure with an
+n/a run is reported n/a with the reason: a partial set of runs is not
+passed off as a measurement. --tap also prints one TAP line per figure and
+device, for make check's bench-smoke step: a swroce n/a is a skip (the
+device may not have the verb yet); an n/a on rxe or plain TCP means the
+harness itself broke, which is a failure.
+"""
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+DEVICES = [("swroce0", "swroce"), ("rxe0", "rxe")]
+# one colour per device in every bar chart, whichever devices have data
+COLOUR = {"swroce": "#9400d3", "rxe": "#009e73"}
+
+
+def load(path):
+    figures = []            # in order of first appearance
+    units = {}
+    vals = {}               # (figure, dev) -> [values]
+    na = {}                 # (figure, dev) -> reason
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 5:
+                continue
+            fig, dev, _run, value, extra = parts
+            if fig not in units:
+                figures.append(fig)
+                units[fig] = ""
+            if value == "NA":
+                na.setdefault((fig, dev), extra)
+                continue
+            units[fig] = extra
+            try:
+                vals.setdefault((fig, dev), []).append(float(value))
+            except ValueError:
+                na.setdefault((fig, dev), "unparsable value %r" % value)
+    return figures, units, vals, na
+
+
+def summary(vals, na, key):
+    """(median, min, max, runs) or None, reason"""
+    if key in na:
+        return None, na[key]
+    v = vals.get(key)
+    if not v:
+        return None, "not measured"
+    return (statistics.median(v), min(v), max(v), len(v)), None
+
+
+def fmt(x):
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.3g" % x
+
+
+def cell(s, reason):
+    if s is None:
+        return "n/a (%s)" % reason.replace("|", "/")
+    med, lo, hi, _ = s
+    return "%s [%s–%s]" % (fmt(med), fmt(lo), fmt(hi))
+
+
+def main():
+    out = sys.argv[1]
+    tap = "--tap" in sys.argv[2:]
+    figures, units, vals, na = load(os.path.join(out, "raw.tsv"))
+    env = {}
+    try:
+        with open(os.path.join(out, "env.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition(" ")
+                env[k] = v
+    except OSError:
+        pass
+
+    rdma = [f for f in figures
+            if any((f, d) in vals or (f, d) in na for d, _ in DEVICES)]
+    other = [f for f in figures if f not in rdma]
+
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["figure", "device", "unit", "median", "min", "max",
+                    "runs", "note"])
+        for fig in figures:
+            for dev in [d for d, _ in DEVICES] + ["tcp"]:
+                key = (fig, dev)
+                if key not in vals and key not in na:
+                    continue
+                s, reason = summary(vals, na, key)
+                if s is None:
+                    w.writerow([fig, dev, units[fig], "", "", "", 0,
+                                "n/a: " + reason])
+                else:
+                    w.writerow([fig, dev, units[fig], s[0], s[1], s[2], s[3],
+                                ""])
+
+    md = []
+    md.append("Kernel %s, %s run(s) per figure, one guest boot; "
+              "median [min–max]. Gb/s: higher is better; us, KiB: lower "
+              "is better. Ratio = swroce / rxe." %
+              (env.get("kernel", "?"), env.get("runs", "?")))
+    md.append("")
+    md.append("| figure | unit | swroce | rxe | ratio swroce/rxe |")
+    md.append("|---|---|---|---|---|")
+    for fig in rdma:
+        ss = [summary(vals, na, (fig, d)) for d, _ in DEVICES]
+        ratio = "–"
+        if ss[0][0] and ss[1][0] and ss[1][0][0]:
+            ratio = "%.2f" % (ss[0][0][0] / ss[1][0][0])
+        md.append("| %s | %s | %s | %s | %s |" % (
+            fig, units[fig] or "–", cell(*ss[0]), cell(*ss[1]), ratio))
+    if other:
+        md.append("")
+        md.append("Without RDMA, for reference:")
+        md.append("")
+        md.append("| figure | unit | value |")
+        md.append("|---|---|---|")
+        for fig in other:
+            devs = [d for (f, d) in list(vals) + list(na) if f == fig]
+            s = summary(vals, na, (fig, devs[0]))
+            md.append("| %s | %s | %s |" % (fig, units[fig] or "–", cell(*s)))
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    plots(out, figures, units, vals, na)
+
+    if tap:
+        n = 0
+        bad = 0
+        for fig in figures:
+            for dev in [d for d, _ in DEVICES] + ["tcp"]:
+                key = (fig, dev)
+                if key not in vals and key not in na:
+                    continue
+                n += 1
+                s, reason = summary(vals, na, key)
+                name = "bench smoke: %s on %s" % (fig, dev)
+                if s is not None:
+                    print("ok %d - %s measured (%s %s)" %
+                          (n, name, fmt(s[0]), units[fig]))
+                elif dev == "swroce0":
+                    print("ok %d - %s # SKIP n/a: %s" % (n, name, reason))
+                else:
+                    bad += 1
+                    print("not ok %d - %s: n/a: %s" % (n, name, reason))
+        print("1..%d" % n)
+        return 1 if bad or not n else 0
+    return 0
+
+
+def plots(out, figures, units, vals, na):
+    """bw.png: bandwidth against message size; lat.png and reg_mr.png:
+    median bars per device. Series without data are left out (gnuplot
+    fails on an empty data file)."""
+    if not shutil.which("gnuplot"):
+        return
+    d = os.path.join(out, "plot")
+    os.makedirs(d, exist_ok=True)
+    script = ['set terminal pngcairo size 900,540 noenhanced',
+              'set grid', 'set key outside right']
+
+    def med(fig, dev):
+        v = vals.get((fig, dev))
+        return statistics.median(v) if v and (fig, dev) not in na else None
+
+    size_re = re.compile(r"^(ib_\w+_bw) (\d+) (B|KiB|MiB)$")
+    mult = {"B": 1, "KiB": 1024, "MiB": 1048576}
+    series = []
+    # atomics are in Mpps and at one size: not on this plot
+    tests = sorted({m.group(1) for m in map(size_re.match, figures)
+                    if m and units[m.group(0)] == "Gb/s"})
+    for t in tests:
+        for dev, label in DEVICES:
+            pts = []
+            for fig in figures:
+                m = size_re.match(fig)
+                if m and m.group(1) == t and med(fig, dev) is not None:
+                    pts.append((int(m.group(2)) * mult[m.group(3)],
+                                med(fig, dev)))
+            if pts:
+                fn = os.path.join(d, "bw-%s-%s.dat" % (t, dev))
+                with open(fn, "w") as f:
+                    for x, y in sorted(pts):
+                        f.write("%d %g\n" % (x, y))
+                # colour per test, solid swroce, dashed rxe
+                series.append('"%s" using 1:2 with linespoints lc %d dt %d '
+                              'title "%s %s"' % (fn, tests.index(t) + 1,
+                                                 1 if label == "swroce"
+                                                 else 2, t, label))
+    if series:
+        script += ['set output "%s"' % os.path.join(out, "bw.png"),
+                   'set title "bandwidth against message size"',
+                   'set logscale x 2', 'set xrange [32:2097152]',
+                   'set xtics ("64 B" 64, "1 KiB" 1024, "4 KiB" 4096, '
+                   '"64 KiB" 65536, "1 MiB" 1048576)',
+                   'set xlabel "message size"',
+                   'set ylabel "Gb/s"', 'plot ' + ", ".join(series),
+                   'unset logscale x', 'set xrange [*:*]',
+                   'set xtics autofreq']
+
+    def bars(name, title, ylabel, figs, logy=False):
+        rows = [(f, med(f, "swroce0"), med(f, "rxe0")) for f in figs]
+        rows = [r for r in rows if r[1] is not None or r[2] is not None]
+        if not rows:
+            return []
+        fn = os.path.join(d, name + ".dat")
+        with open(fn, "w") as f:
+            for fig, a, b in rows:
+                f.write('"%s" %s %s\n' % (fig, "?" if a is None else a,
+                                          "?" if b is None else b))
+        # a column with no number at all would lose the x labels (and
+        # gnuplot complains): plot only the devices that have data, the
+        # labels on the first of them
+        plot = []
+        for col, (i, label) in enumerate([(1, "swroce"), (2, "rxe")], 2):
+            if any(r[i] is not None for r in rows):
+                plot.append('"%s" using %d%s title "%s" lc rgb "%s"' % (
+                    fn, col, "" if plot else ":xtic(1)", label,
+                    COLOUR[label]))
+        return ['set output "%s"' % os.path.join(out, name + ".png"),
+                'set title "%s"' % title, 'set ylabel "%s"' % ylabel,
+                'set xlabel ""', 'set style data histograms',
+                'set style histogram clustered gap 1',
+                'set style fill solid 0.8 border -1', 'set boxwidth 0.9',
+                'set xtics rotate by -30',
+                ('set logscale y' if logy else 'unset logscale y'),
+                ('set yrange [*:*]' if logy else 'set yrange [0:*]'),
+                'plot ' + ", ".join(plot), 'unset logscale y',
+                'set yrange [*:*]', 'set xtics norotate']
+
+    script += bars("lat", "latency (perftest t_typical)", "us",
+                   [f for f in figures if "_lat " in f])
+    script += bars("reg_mr", "memory registration, per operation",
+                   "us (log)", [f for f in figures if f.startswith("ibv_")],
+                   logy=True)
+    gp = os.path.join(d, "plots.gp")
+    with open(gp, "w") as f:
+        f.write("\n".join(script) + "\n")
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode:
+        sys.stderr.write("report: gnuplot failed:\n" + r.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
