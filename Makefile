@@ -81,9 +81,10 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselft
 # the guest's bench-smoke step runs them.
 bench-progs: $(BENCH_PROGS)
 
-$(BUILD)/bench/bin/%: tools/bench/%.c tools/bench/bench_common.h
+$(BUILD)/bench/bin/%: tools/bench/%.c tools/bench/bench_common.h \
+		selftests/swr_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USER) -o $@ $< -libverbs
+	$(CC) $(CFLAGS_USER) -Iselftests -o $@ $< -libverbs
 
 bench: provider bench-progs kmod-all
 	tools/bench/run.sh $(if $(BENCH_KERNEL),-k $(BENCH_KERNEL))

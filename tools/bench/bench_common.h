@@ -18,22 +18,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "swr_test.h"
+
 #define BENCH_EXIT_NA 2
 
+/* The selftests' device opener (selftests/swr_test.h) serves here too. */
 static inline struct ibv_context *bench_open(const char *name)
 {
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
+	return swr_open_dev(name);
 }
 
 static inline uint64_t bench_now_ns(void)
