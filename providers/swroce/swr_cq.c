@@ -132,6 +132,20 @@ out:
 	return err;
 }
 
+/* The CQE's flags as ibv_wc_flags. */
+static unsigned int swr_cqe_wc_flags(const struct swroce_cqe *cqe)
+{
+	unsigned int flags = 0;
+
+	if (cqe->flags & SWROCE_CQE_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (cqe->flags & SWROCE_CQE_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
+	if (cqe->flags & SWROCE_CQE_GRH)
+		flags |= IBV_WC_GRH;
+	return flags;
+}
+
 static void swr_cqe_to_wc(const struct swroce_cqe *cqe, struct ibv_wc *wc)
 {
 	wc->wr_id = cqe->wr_id;
@@ -142,13 +156,7 @@ static void swr_cqe_to_wc(const struct swroce_cqe *cqe, struct ibv_wc *wc)
 	wc->imm_data = cqe->ex_data;	/* also invalidated_rkey */
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
-	wc->wc_flags = 0;
-	if (cqe->flags & SWROCE_CQE_WITH_IMM)
-		wc->wc_flags |= IBV_WC_WITH_IMM;
-	if (cqe->flags & SWROCE_CQE_WITH_INV)
-		wc->wc_flags |= IBV_WC_WITH_INV;
-	if (cqe->flags & SWROCE_CQE_GRH)
-		wc->wc_flags |= IBV_WC_GRH;
+	wc->wc_flags = swr_cqe_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = cqe->sl;
@@ -304,10 +312,7 @@ static uint32_t swr_read_src_qp(struct ibv_cq_ex *ex)
 
 static unsigned int swr_read_wc_flags(struct ibv_cq_ex *ex)
 {
-	struct ibv_wc wc;
-
-	swr_cqe_to_wc(ex_to_swr_cq(ex)->cur, &wc);
-	return wc.wc_flags;
+	return swr_cqe_wc_flags(ex_to_swr_cq(ex)->cur);
 }
 
 static uint32_t swr_read_slid(struct ibv_cq_ex *ex)
