@@ -75,6 +75,18 @@ enum swr_counter {
 	SWR_CNT_ABI_MISMATCH,	/* a provider speaking another ABI */
 	SWR_CNT_MMAP_REFUSED,	/* mmap of no ring, or not a whole ring */
 	SWR_CNT_RING_INDEX_BAD,	/* a user-written ring index out of range */
+	SWR_CNT_WQE_BAD,	/* a malformed WQE (opcode, num_sge, length) */
+	SWR_CNT_WQE_CONSUMED,	/* send WQEs copied out and executed */
+	SWR_CNT_DOORBELLS,	/* user doorbell calls (post_send, 0 WRs) */
+	SWR_CNT_POLLER_WAKEUPS,	/* poller woken from sleep */
+	SWR_CNT_POLLER_SLEEPS,	/* poller went to sleep */
+	SWR_CNT_COMPLETIONS,	/* CQEs written */
+	SWR_CNT_CQ_OVERFLOW,	/* CQs put in error by a full ring */
+	SWR_CNT_ERR_LOCAL,	/* local length, protection, QP op errors */
+	SWR_CNT_ERR_REMOTE,	/* remote access, invalid request, op errors */
+	SWR_CNT_RNR_NAK,	/* receiver-not-ready events */
+	SWR_CNT_RETRY_EXC,	/* WRs failed after retries (RNR or transport) */
+	SWR_CNT_FLUSHED,	/* WRs completed with a flush error */
 	SWR_NUM_COUNTERS
 };
 
@@ -119,6 +131,17 @@ struct swr_dev {
 	atomic_t mkey_byte;	/* source of each new key's low byte */
 	atomic_t num_mr;	/* against SWR_MAX_MR */
 	atomic_t num_mw;	/* against SWR_MAX_MW */
+
+	/*
+	 * QP number -> struct swr_qp (swr_qp.c, swr_qp.h). QPNs 0 and 1
+	 * are reserved for SMI/GSI.
+	 */
+	struct xarray qp_xa;
+	u32 qpn_next;
+	atomic_t num_qp;	/* against SWR_MAX_QP */
+
+	/* The per-device poller (swr_poll.c). */
+	struct swr_poller *poller;
 };
 
 struct swr_ucontext {

@@ -12,6 +12,18 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_ABI_MISMATCH] = { .name = "abi_mismatch" },
 	[SWR_CNT_MMAP_REFUSED] = { .name = "mmap_refused" },
 	[SWR_CNT_RING_INDEX_BAD] = { .name = "ring_index_bad" },
+	[SWR_CNT_WQE_BAD] = { .name = "wqe_bad" },
+	[SWR_CNT_WQE_CONSUMED] = { .name = "wqe_consumed" },
+	[SWR_CNT_DOORBELLS] = { .name = "doorbells" },
+	[SWR_CNT_POLLER_WAKEUPS] = { .name = "poller_wakeups" },
+	[SWR_CNT_POLLER_SLEEPS] = { .name = "poller_sleeps" },
+	[SWR_CNT_COMPLETIONS] = { .name = "completions" },
+	[SWR_CNT_CQ_OVERFLOW] = { .name = "cq_overflow" },
+	[SWR_CNT_ERR_LOCAL] = { .name = "err_local" },
+	[SWR_CNT_ERR_REMOTE] = { .name = "err_remote" },
+	[SWR_CNT_RNR_NAK] = { .name = "rnr_nak" },
+	[SWR_CNT_RETRY_EXC] = { .name = "retry_exceeded" },
+	[SWR_CNT_FLUSHED] = { .name = "flushed" },
 };
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);

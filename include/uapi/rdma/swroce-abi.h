@@ -206,6 +206,139 @@ struct swroce_create_srq_resp {
 	__aligned_u64 mmap_size;
 };
 
+/* Queue pairs ------------------------------------------------------------ */
+
+/*
+ * Send work request opcodes, numbered as enum ibv_wr_opcode numbers them
+ * (so are enum ib_uverbs_wr_opcode's). Anything else in a user WQE fails
+ * that WQE with a local QP operation error.
+ */
+enum swroce_wr_opcode {
+	SWROCE_WR_RDMA_WRITE = 0,
+	SWROCE_WR_RDMA_WRITE_WITH_IMM = 1,
+	SWROCE_WR_SEND = 2,
+	SWROCE_WR_SEND_WITH_IMM = 3,
+	SWROCE_WR_RDMA_READ = 4,
+	SWROCE_WR_ATOMIC_CMP_AND_SWP = 5,
+	SWROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	SWROCE_WR_LOCAL_INV = 7,
+	SWROCE_WR_BIND_MW = 8,
+	SWROCE_WR_SEND_WITH_INV = 9,
+	SWROCE_WR_ATOMIC_WRITE = 15,
+};
+
+/* swroce_send_wqe.flags */
+enum swroce_send_flags {
+	SWROCE_WQE_SIGNALED = 1 << 0,	/* complete even without sq_sig_all */
+	SWROCE_WQE_SOLICITED = 1 << 1,	/* solicited event at the responder */
+	SWROCE_WQE_FENCE = 1 << 2,	/* wait for earlier READs/atomics */
+	SWROCE_WQE_INLINE = 1 << 3,	/* data follows the header, no SGEs */
+};
+
+/*
+ * One send WQE: this 64-byte header, then either num_sge struct
+ * swroce_sge or (SWROCE_WQE_INLINE) inline_len bytes of data. The slot size
+ * (wqe_stride) bounds both.
+ *
+ * ex is the immediate data (network byte order) of the *_WITH_IMM
+ * opcodes, and the rkey to invalidate of SEND_WITH_INV.
+ * ATOMIC_WRITE carries its 8 bytes in atomic.compare_add.
+ */
+struct swroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;		/* enum swroce_wr_opcode */
+	__u8 flags;		/* enum swroce_send_flags */
+	__u16 num_sge;
+	__u32 inline_len;
+	__u32 ex;
+	__u32 reserved_0;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved_1;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved_1;
+		} atomic;
+		struct {
+			__u32 ahn;	/* from swroce_create_ah_resp */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved_1;
+		} ud;
+		struct {
+			__aligned_u64 addr;	/* MR address of the window */
+			__aligned_u64 length;
+			__u32 mw_rkey;	/* the MW's current rkey */
+			__u32 new_rkey;	/* only the low byte may differ */
+			__u32 mr_lkey;
+			__u32 access;	/* IB_UVERBS_ACCESS_* */
+		} bind;
+		struct {
+			__aligned_u64 reserved_2[5];
+		} pad;
+	};
+};
+
+/* swroce_sq_ring.flags, written by the kernel only */
+enum swroce_sq_flags {
+	/*
+	 * The device's poller is asleep, or about to sleep: after
+	 * publishing prod, user space must make a doorbell call (a post_send
+	 * command with no work requests) for the WQEs to be seen.
+	 */
+	SWROCE_SQ_NEED_WAKEUP = 1 << 0,
+};
+
+/*
+ * The mapping of a send queue: this header, then num_wqe slots of
+ * wqe_stride bytes (a power of two) from offset sizeof(struct
+ * swroce_sq_ring).
+ *
+ * The doorbell protocol (io_uring SQPOLL's NEED_WAKEUP, see
+ * kernel/swr_poll.c):
+ *  - user space writes WQEs, publishes prod with a release store, issues
+ *    a full fence, then reads flags; only if SWROCE_SQ_NEED_WAKEUP is set
+ *    does it make the doorbell call;
+ *  - the poller, before it sleeps, sets SWROCE_SQ_NEED_WAKEUP in every
+ *    queue it watches, issues a full fence, then reads every prod once
+ *    more and stays awake if any has moved. So a WQE is never left
+ *    unseen: either the poller sees prod, or user space sees the flag.
+ * The kernel publishes cons (release) once it has copied a WQE out; the
+ * slot is then user space's again. prod more than num_wqe ahead of the
+ * kernel's own consumer index puts the QP in the error state.
+ */
+struct swroce_sq_ring {
+	struct swroce_ring_idx prod;	/* user writes */
+	struct swroce_ring_idx cons;	/* kernel writes */
+	struct swroce_ring_idx flags;	/* kernel writes: swroce_sq_flags */
+};
+
+/* ibv_create_qp(): no command data. The receive queue is absent (all its
+ * fields 0) for a QP on an SRQ.
+ */
+struct swroce_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__u32 sq_num_wqe;	/* a power of two */
+	__u32 sq_wqe_stride;	/* a power of two, >= 64 */
+	__u32 sq_max_sge;
+	__u32 sq_max_inline;
+	__u32 rq_num_wqe;
+	__u32 rq_wqe_stride;
+	__u32 rq_max_sge;
+	__u32 reserved_0;
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_size;
+	__aligned_u64 rq_mmap_offset;	/* a struct swroce_wq_ring */
+	__aligned_u64 rq_mmap_size;
+};
+
 /* Address handle -------------------------------------------------------- */
 
 /* ibv_create_ah(): no command data; UD send WQEs name the AH by ahn */

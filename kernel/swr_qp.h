@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queue pairs, the poller and the engine: the internal contract.
+ *
+ * Who runs what
+ * -------------
+ * Each device has one poller kthread (swr_poll.c). It is the only context
+ * that consumes send queues and executes work requests: for every QP on
+ * its list it calls swr_req_process(), which copies WQEs out of the SQ ring
+ * once, validates the copy and executes it (swr_engine.c). Traffic to a QP
+ * of the same device is delivered locally by the same call (the responder
+ * half runs on the destination QP, under its resp_lock); traffic to any
+ * other GID will go to the wire (a later issue), and until then a UD send
+ * to a foreign GID is dropped like a lost packet and an RC/UC request to a
+ * foreign GID completes with IB_WC_RETRY_EXC_ERR after the retries.
+ *
+ * The poller busy-polls while there is work and for idle_us afterwards,
+ * then sets SWROCE_SQ_NEED_WAKEUP in every SQ ring, issues a full fence,
+ * rechecks every ring and sleeps (uAPI: struct swroce_sq_ring). It is woken
+ * by swr_poll_kick(): the user doorbell (post_send with no WRs), a kernel
+ * consumer's post_send, modify_qp to ERR (flushing is poller work) and a
+ * timer (RNR retry deadline, retransmission).
+ *
+ * Locks (outermost first); see also swr.h and swr_mr.h
+ * ----------------------------------------------------
+ *   swr_qp.modify_mutex       modify_qp/query_qp/destroy_qp (sleeps)
+ *   swr_poller.lock           the poller's QP list (spin, _bh)
+ *   swr_qp.sq_lock            the requester: sq.cons, req (poller; destroy)
+ *   swr_qp.resp_lock          the responder: rq consumption, resp (spin, _bh)
+ *   swr_srq.lock              SRQ consumption and limit (spin, _bh)
+ *   swr_qp.state_lock         state and attr (spin, _irqsave: the engine
+ *                             reads them while holding the locks above)
+ *   swr_cq.lock               CQE production (spin, _irqsave)
+ *   swr_mwin.lock, swr_mr.lock
+ * A requester holding its own sq_lock takes the *destination* QP's
+ * resp_lock (which may be its own QP's); never the reverse. sq.prod_lock
+ * and rq.prod_lock (kernel consumers' producers) nest inside nothing and
+ * take nothing.
+ */
+#ifndef SWR_QP_H
+#define SWR_QP_H
+
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/swroce-abi.h>
+
+#include "swr.h"
+
+/* Largest inline payload of a send WQE (rxe: 512). */
+#define SWR_MAX_INLINE		512
+
+/*
+ * Kernel-only opcodes. They are valid only in a kernel QP's SQ (the kernel
+ * wrote the WQE itself); in a user ring they fail the WQE like any unknown
+ * opcode. The payload is in the union of struct swroce_send_wqe, laid out
+ * as struct swr_kwqe_reg.
+ */
+#define SWR_WR_REG_MR		0x80
+
+struct swr_kwqe_reg {
+	__aligned_u64 mr;	/* struct ib_mr * */
+	__u32 key;
+	__u32 access;
+};
+
+/* A send WQE as the engine works on it: the kernel's validated copy. */
+struct swr_send_wqe {
+	struct swroce_send_wqe hdr;
+	union {
+		struct swroce_sge sge[SWR_MAX_SGE];
+		u8 inline_data[SWR_MAX_INLINE];
+	};
+};
+
+/* A receive WQE, copied out of an RQ or SRQ ring and validated. */
+struct swr_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct swroce_sge sge[SWR_MAX_SGE];
+};
+
+/* The send queue ring and its kernel-private indices. */
+struct swr_sq {
+	struct swroce_sq_ring *ring;
+	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel QP */
+	u32 num_wqe;		/* a power of two */
+	u32 wqe_shift;		/* log2 of the slot size, >= 6 */
+	u32 max_sge;
+	u32 max_inline;
+	u32 cons;		/* next slot the engine copies (sq_lock) */
+	/* Kernel QPs: serialises ib_post_send() callers; prod is ours. */
+	spinlock_t prod_lock;
+	u32 prod;
+};
+
+/* QP attributes the engine uses; under state_lock. */
+struct swr_qp_attr {
+	u32 qkey;
+	u32 dest_qpn;
+	u32 sq_psn;
+	u32 rq_psn;
+	int access_flags;	/* IB_ACCESS_REMOTE_* the responder allows */
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u16 pkey_index;
+	bool sq_draining;	/* in SQD until the SQ is empty */
+	struct rdma_ah_attr ah;	/* RC/UC: the remote end (RoCE, GRH) */
+};
+
+/* Requester progress: poller only, under sq_lock. */
+struct swr_req {
+	/* The head WQE, copied out and not finished (e.g. waiting on RNR). */
+	struct swr_send_wqe wqe;
+	bool wqe_valid;
+	u8 rnr_left;		/* RNR retries left for wqe (7: infinite) */
+	u8 retry_left;		/* transport retries left for wqe */
+	u64 wait_until;		/* ktime ns; 0 when not waiting */
+	u32 psn;		/* next PSN to send */
+	u32 rd_atomic_inflight;	/* READs/atomics not yet completed */
+};
+
+/* Responder progress: under resp_lock. */
+struct swr_resp {
+	u32 psn;		/* next expected PSN */
+	/*
+	 * A multi-packet SEND or WRITE_WITH_IMM in progress consumes one
+	 * receive WQE, kept here between its packets (wire path).
+	 */
+	struct swr_recv_wqe rwqe;
+	bool rwqe_valid;
+	u32 rwqe_offset;
+};
+
+struct swr_qp {
+	struct ib_qp ibqp;
+	bool is_user;
+	bool sig_all;		/* IB_SIGNAL_ALL_WR */
+
+	struct swr_cq *scq;
+	struct swr_cq *rcq;
+	struct swr_srq *srq;	/* NULL: the QP has its own rq */
+
+	struct mutex modify_mutex;
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	struct swr_qp_attr attr;
+
+	struct swr_sq sq;
+	spinlock_t sq_lock;
+	struct swr_req req;
+
+	struct swr_wq rq;	/* unused with an SRQ */
+	spinlock_t rq_prod_lock;	/* kernel QPs: ib_post_recv() callers */
+	u32 rq_prod;		/* kernel QPs: our producer index */
+	spinlock_t resp_lock;
+	struct swr_resp resp;
+
+	/* On the poller's list from create to destroy (swr_poll.c). */
+	struct list_head poll_node;
+	/* Set by modify_qp to ERR: the poller flushes both queues. */
+	bool flush_pending;
+};
+
+static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct swr_qp, ibqp);
+}
+
+static inline struct swr_dev *swr_qp_dev(struct swr_qp *qp)
+{
+	return to_swr_dev(qp->ibqp.device);
+}
+
+/*
+ * swr_qp.c: QP verbs and kernel consumers' posting
+ */
+int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int swr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+int swr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/* The QP with number @qpn on @sdev, referenced; swr_qp_put() drops it. */
+struct swr_qp *swr_qp_get(struct swr_dev *sdev, u32 qpn);
+void swr_qp_put(struct swr_qp *qp);
+
+/*
+ * Move @qp to IB_QPS_ERR from the engine (a fatal error), raising
+ * IB_EVENT_QP_FATAL when @fatal; the poller then flushes it.
+ */
+void swr_qp_set_error(struct swr_qp *qp, bool fatal);
+
+/*
+ * swr_poll.c: the per-device poller
+ */
+struct swr_poller {
+	struct task_struct *task;
+	spinlock_t lock;		/* protects qps */
+	struct list_head qps;
+	/* Busy-poll time after the last work, in microseconds (sysfs). */
+	u32 idle_us;
+	/* Set while the poller sleeps or is about to. */
+	bool need_wakeup;
+	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
+	u64 next_deadline;
+};
+
+int swr_poll_start(struct swr_dev *sdev);
+void swr_poll_stop(struct swr_dev *sdev);
+void swr_poll_add_qp(struct swr_qp *qp);
+/* Removes @qp; on return the poller no longer touches it. May sleep. */
+void swr_poll_del_qp(struct swr_qp *qp);
+/* Wake the poller if it sleeps; @doorbell counts a user doorbell call. */
+void swr_poll_kick(struct swr_dev *sdev, bool doorbell);
+/* The engine asks to be called again at @when (ktime ns). */
+void swr_poll_deadline(struct swr_dev *sdev, u64 when);
+
+/*
+ * swr_engine.c: executing work requests
+ */
+
+/*
+ * Run @qp's requester: copy out and execute up to @budget send WQEs, retry
+ * a WQE whose wait has expired, and flush both queues when the QP is in
+ * the error state. Called by the poller with no locks held.
+ * Return: the number of WQEs completed or flushed (0: nothing to do now).
+ */
+int swr_req_process(struct swr_qp *qp, int budget);
+
+/* True when swr_req_process() has something to do for @qp at @now. */
+bool swr_req_has_work(struct swr_qp *qp, u64 now);
+
+/*
+ * Copy the next receive WQE out of @wq (an RQ or SRQ ring), validating
+ * it. Called under the owner's resp_lock / srq lock.
+ * Return: 0, -ENOENT when the ring is empty, -EINVAL when the ring's
+ * indices or the WQE are bad (the queue goes to error).
+ */
+int swr_wq_pop(struct swr_dev *sdev, struct swr_wq *wq,
+	       struct swr_recv_wqe *out);
+
+/*
+ * swr_cq.c: the CQE producer and kernel consumers' CQ verbs
+ */
+
+/*
+ * Write one completion into @cq and fire the completion handler when it is
+ * armed for it (@solicited: a solicited receive; errors always count as
+ * solicited). On overflow the CQ goes to error (SWROCE_CQ_STATUS_OVERFLOW,
+ * IB_EVENT_CQ_ERR) and -ENOSPC is returned.
+ */
+int swr_cq_post(struct swr_cq *cq, const struct swroce_cqe *cqe,
+		bool solicited);
+int swr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int swr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+#endif /* SWR_QP_H */
