@@ -71,7 +71,7 @@ $(KSFT_DIR)/kselftest_harness.h:
 	tools/extract-ksrc.sh $(KSRC_DIR)
 
 $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselftest_harness.h \
-		include/uapi/rdma/swroce-abi.h
+		$(PROVIDER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -Wno-clobbered -Wno-sign-compare -I$(KSFT_DIR) \
 		-o $@ $< \

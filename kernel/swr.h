@@ -134,7 +134,8 @@ struct swr_dev {
 
 	/*
 	 * QP number -> struct swr_qp (swr_qp.c, swr_qp.h). QPNs 0 and 1
-	 * are reserved for SMI/GSI.
+	 * are reserved for SMI/GSI. The xa_lock is irq-safe: lookups take
+	 * their reference under it, so destroy needs no RCU grace period.
 	 */
 	struct xarray qp_xa;
 	u32 qpn_next;
@@ -179,6 +180,12 @@ struct swr_srq {
 	spinlock_t lock;
 	struct swr_wq wq;
 	u32 limit;		/* armed limit; 0 when not armed */
+	/*
+	 * Kernel SRQs: serialises ib_post_srq_recv() callers; prod is our
+	 * producer index (the ring's is a copy). Nests inside nothing.
+	 */
+	spinlock_t prod_lock;
+	u32 prod;
 };
 
 struct swr_cq {

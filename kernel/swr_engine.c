@@ -1,3 +1,1416 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: being written (see swr_qp.h) */
+/*
+ * The engine: executing send work requests.
+ *
+ * The poller (swr_poll.c) calls swr_req_process() for each QP with work.
+ * Under the QP's sq_lock it copies the next WQE out of the SQ ring once,
+ * validates the copy and executes it. A destination QP on this device
+ * (its GID is one of ours) is served synchronously by the same call: the
+ * responder half runs under the destination's resp_lock, so a request,
+ * its data placement and both completions happen in one step. Hence
+ * nothing is ever in flight between WQEs, and a fence (SWROCE_WQE_FENCE)
+ * is satisfied trivially: every earlier READ and atomic has completed
+ * before the next WQE is even fetched.
+ *
+ * The one way a WQE waits is receiver-not-ready (or a destination that is
+ * not ready yet, which a real requester would see as missing ACKs): it
+ * stays in req.wqe with req.wait_until set, the engine reports the
+ * deadline to the poller, and the WQE is retried once it has passed.
+ *
+ * Everything read from a ring was written by user space (for a user QP):
+ * each WQE is copied out once, the copy is validated, and only the copy is
+ * used. Errors caused by a WQE are reported in its completion and counted,
+ * never logged beyond ibdev_dbg().
+ *
+ * Large messages are copied page by page (swr_mr_walk()) with the
+ * requester's sq_lock held: preemption is off for the duration of one
+ * WQE's copy, and the poller reschedules between WQEs.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/sched.h>
+#include <net/checksum.h>
+#include <net/ip.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "swr.h"
+#include "swr_mr.h"
 #include "swr_qp.h"
+
+#define SWR_PSN_MASK		0xffffff
+#define SWR_MAX_MSG		SZ_2G
+#define SWR_GRH_BYTES		40
+/* RoCEv2 headers after the IP header: UDP, BTH, DETH, and the ICRC. */
+#define SWR_UD_OVERHEAD		(8 + 12 + 8 + 4)
+/* A Q_Key with this bit set in a UD WQE means "use the QP's own". */
+#define SWR_QKEY_PRIVILEGED	0x80000000U
+#define SWR_RNR_INFINITE	7
+
+/* What the requester needs of its own QP, copied under state_lock. */
+struct swr_req_view {
+	enum ib_qp_state state;
+	bool sq_draining;
+	u32 qkey;
+	u32 dest_qpn;
+	union ib_gid dgid;
+	u32 mtu;		/* path MTU in bytes */
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+};
+
+/* What the responder needs of a destination QP, copied under state_lock. */
+struct swr_resp_view {
+	enum ib_qp_state state;
+	u32 qkey;
+	int access;
+	u8 min_rnr_timer;
+};
+
+/*
+ * The outcome of one WQE as the requester sees it. SWR_WAIT keeps the
+ * WQE for a retry at req.wait_until.
+ */
+enum swr_verdict {
+	SWR_DONE,
+	SWR_WAIT,
+};
+
+/* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
+static const u32 swr_rnr_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+static u32 swr_mtu_bytes(enum ib_mtu mtu)
+{
+	int n = ib_mtu_enum_to_int(mtu);
+
+	return n > 0 ? n : 256;
+}
+
+/* Packets a message of @len bytes takes at @mtu (at least one). */
+static u32 swr_npkts(u64 len, u32 mtu)
+{
+	return len ? (u32)DIV_ROUND_UP_ULL(len, mtu) : 1;
+}
+
+static void swr_req_view(struct swr_qp *qp, struct swr_req_view *v)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	v->state = qp->state;
+	v->sq_draining = qp->attr.sq_draining;
+	v->qkey = qp->attr.qkey;
+	v->dest_qpn = qp->attr.dest_qpn;
+	v->dgid = rdma_ah_read_grh(&qp->attr.ah)->dgid;
+	v->mtu = swr_mtu_bytes(qp->attr.path_mtu);
+	v->timeout = qp->attr.timeout;
+	v->retry_cnt = qp->attr.retry_cnt;
+	v->rnr_retry = qp->attr.rnr_retry;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+static void swr_resp_view(struct swr_qp *qp, struct swr_resp_view *v)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	v->state = qp->state;
+	v->qkey = qp->attr.qkey;
+	v->access = qp->attr.access_flags;
+	v->min_rnr_timer = qp->attr.min_rnr_timer;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
+static bool swr_resp_state_ok(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
+/* Is @gid one of this device's GIDs (so the destination is local)? */
+static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&sdev->ibdev, gid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, SWR_PORT_NUM,
+				     NULL);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+/* Completions -------------------------------------------------------------- */
+
+static void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
+			 enum ib_wc_status status, u8 opcode, u32 byte_len)
+{
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = wr_id;
+	cqe->qp_num = qpn;
+	cqe->status = status;
+	cqe->opcode = opcode;
+	cqe->byte_len = byte_len;
+}
+
+static u8 swr_send_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+		return SWR_WC_RDMA_WRITE;
+	case SWROCE_WR_RDMA_READ:
+		return SWR_WC_RDMA_READ;
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+		return SWR_WC_COMP_SWAP;
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return SWR_WC_FETCH_ADD;
+	case SWROCE_WR_LOCAL_INV:
+		return SWR_WC_LOCAL_INV;
+	case SWROCE_WR_BIND_MW:
+		return SWR_WC_BIND_MW;
+	case SWROCE_WR_ATOMIC_WRITE:
+		return SWR_WC_ATOMIC_WRITE;
+	case SWR_WR_REG_MR:
+		return SWR_WC_REG_MR;
+	default:
+		return SWR_WC_SEND;
+	}
+}
+
+static void swr_count_status(struct swr_dev *sdev, enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+	case IB_WC_WR_FLUSH_ERR:
+		break;
+	case IB_WC_LOC_LEN_ERR:
+	case IB_WC_LOC_QP_OP_ERR:
+	case IB_WC_LOC_PROT_ERR:
+	case IB_WC_LOC_ACCESS_ERR:
+	case IB_WC_MW_BIND_ERR:
+		swr_count(sdev, SWR_CNT_ERR_LOCAL);
+		break;
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		swr_count(sdev, SWR_CNT_RETRY_EXC);
+		break;
+	default:
+		swr_count(sdev, SWR_CNT_ERR_REMOTE);
+		break;
+	}
+}
+
+/*
+ * Complete the requester's WQE @w with @status. A failed WQE always
+ * completes and moves the QP to the error state.
+ */
+static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
+			     enum ib_wc_status status, u32 byte_len)
+{
+	struct swroce_cqe cqe;
+
+	swr_count_status(swr_qp_dev(qp), status);
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(w->hdr.flags & SWROCE_WQE_SIGNALED))
+		return;
+	swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
+		     swr_send_wc_opcode(w->hdr.opcode), byte_len);
+	swr_cq_post(qp->scq, &cqe, false);
+	if (status != IB_WC_SUCCESS)
+		swr_qp_set_error(qp, false);
+}
+
+/* Complete a consumed receive WQE of @qp (the responder). */
+static void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
+			      bool solicited)
+{
+	swr_count_status(swr_qp_dev(qp), cqe->status);
+	swr_cq_post(qp->rcq, cqe, solicited);
+}
+
+/* Receive WQEs ------------------------------------------------------------- */
+
+static void *swr_wq_slot(struct swr_wq *wq, u32 idx)
+{
+	return (u8 *)wq->ring + sizeof(*wq->ring) +
+	       ((size_t)(idx & (wq->num_wqe - 1)) << wq->wqe_shift);
+}
+
+/* WQEs posted and not consumed, or -1 when the ring's prod is bad. */
+static s64 swr_wq_posted(struct swr_wq *wq)
+{
+	/* Pairs with the producer's release of prod: the WQEs are there. */
+	u32 prod = smp_load_acquire(&wq->ring->prod.idx);
+
+	if (prod - wq->cons > wq->num_wqe)
+		return -1;
+	return prod - wq->cons;
+}
+
+int swr_wq_pop(struct swr_dev *sdev, struct swr_wq *wq,
+	       struct swr_recv_wqe *out)
+{
+	struct swroce_recv_wqe hdr;
+	s64 posted = swr_wq_posted(wq);
+	const u8 *slot;
+
+	if (posted < 0) {
+		swr_count(sdev, SWR_CNT_RING_INDEX_BAD);
+		return -EINVAL;
+	}
+	if (!posted)
+		return -ENOENT;
+
+	slot = swr_wq_slot(wq, wq->cons);
+	memcpy(&hdr, slot, sizeof(hdr));
+	if (hdr.num_sge > wq->max_sge) {
+		swr_count(sdev, SWR_CNT_WQE_BAD);
+		return -EINVAL;
+	}
+	out->wr_id = hdr.wr_id;
+	out->num_sge = hdr.num_sge;
+	memcpy(out->sge, slot + sizeof(hdr),
+	       hdr.num_sge * sizeof(struct swroce_sge));
+
+	wq->cons++;
+	/* The copy is done before the producer may reuse the slot. */
+	smp_store_release(&wq->ring->cons.idx, wq->cons);
+	return 0;
+}
+
+/* Raise IB_EVENT_SRQ_LIMIT_REACHED (no locks held). */
+static void swr_srq_limit_event(struct swr_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/*
+ * Take the next receive WQE of @qp (the responder, resp_lock held): from
+ * its SRQ, or its own RQ. 0, -ENOENT (none posted) or -EINVAL (bad ring).
+ */
+static int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_srq *srq = qp->srq;
+	bool limit = false;
+	s64 left;
+	int err;
+
+	if (!srq)
+		return qp->rq.ring ? swr_wq_pop(sdev, &qp->rq, out) : -ENOENT;
+
+	spin_lock_bh(&srq->lock);
+	err = swr_wq_pop(sdev, &srq->wq, out);
+	if (!err && srq->limit) {
+		left = swr_wq_posted(&srq->wq);
+		if (left >= 0 && left < srq->limit) {
+			/* The limit fires once; modify_srq re-arms it. */
+			WRITE_ONCE(srq->limit, 0);
+			limit = true;
+		}
+	}
+	spin_unlock_bh(&srq->lock);
+	if (limit)
+		swr_srq_limit_event(srq);
+	return err;
+}
+
+/* Memory ----------------------------------------------------------------- */
+
+static void swr_segs_put(struct swr_seg *seg, u32 n)
+{
+	while (n--)
+		swr_mr_put(seg[n].mr);
+}
+
+/*
+ * Look up the registered memory behind @num SGEs, for @need bytes (the
+ * SGEs may hold more; those beyond @need are not looked at). Zero-length
+ * SGEs are skipped. Returns the number of segments in *@n, and 0 or the
+ * swr_mr_lookup() error; on error no reference is left.
+ */
+static int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
+			u32 num, u64 need, int access, struct swr_seg *seg,
+			u32 *n)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_mr *mr;
+	u64 iova, len;
+	u32 i;
+
+	*n = 0;
+	for (i = 0; i < num && need; i++) {
+		len = min_t(u64, sge[i].length, need);
+		if (!len)
+			continue;
+		iova = sge[i].addr;
+		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey, qp->ibqp.pd,
+				   qp->ibqp.qp_num, access, &iova, len);
+		if (IS_ERR(mr)) {
+			swr_segs_put(seg, *n);
+			*n = 0;
+			return PTR_ERR(mr);
+		}
+		seg[*n].mr = mr;
+		seg[*n].iova = iova;
+		seg[*n].len = len;
+		(*n)++;
+		need -= len;
+	}
+	return 0;
+}
+
+static u64 swr_sge_total(const struct swroce_sge *sge, u32 num)
+{
+	u64 total = 0;
+	u32 i;
+
+	for (i = 0; i < num; i++)
+		total += sge[i].length;
+	return total;
+}
+
+struct swr_copy_to {
+	struct swr_mr *mr;
+	u64 iova;
+};
+
+static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
+{
+	struct swr_copy_to *to = ctx;
+	int err;
+
+	err = swr_mr_copy(to->mr, to->iova, kaddr, len, SWR_COPY_TO_MR);
+	to->iova += len;
+	return err;
+}
+
+/*
+ * Copy @len bytes into the segments @dst from the segments @src, or from
+ * the kernel buffer @kbuf when @src is NULL. The segments hold at least
+ * @len bytes and are ranges their MRs were checked for.
+ */
+static int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+		    u32 ns, const u8 *kbuf, u64 len)
+{
+	u64 doff = 0, soff = 0, n;
+	u32 di = 0, si = 0;
+	struct swr_copy_to to;
+	int err;
+
+	while (len) {
+		if (di == nd || (src && si == ns))
+			return -ERANGE;
+		n = min(len, dst[di].len - doff);
+		if (src)
+			n = min(n, src[si].len - soff);
+		if (src) {
+			to.mr = dst[di].mr;
+			to.iova = dst[di].iova + doff;
+			err = swr_mr_walk(src[si].mr, src[si].iova + soff, n,
+					  swr_copy_chunk_to, &to);
+		} else {
+			err = swr_mr_copy(dst[di].mr, dst[di].iova + doff,
+					  (void *)kbuf, n, SWR_COPY_TO_MR);
+			kbuf += n;
+		}
+		if (err)
+			return err;
+		len -= n;
+		doff += n;
+		if (doff == dst[di].len) {
+			di++;
+			doff = 0;
+		}
+		if (src) {
+			soff += n;
+			if (soff == src[si].len) {
+				si++;
+				soff = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The SQ: fetching and flushing -------------------------------------------- */
+
+static void *swr_sq_slot(struct swr_sq *sq, u32 idx)
+{
+	return (u8 *)sq->ring + sizeof(*sq->ring) +
+	       ((size_t)(idx & (sq->num_wqe - 1)) << sq->wqe_shift);
+}
+
+/* Is @opcode a valid send opcode for @qp? */
+static bool swr_opcode_ok(struct swr_qp *qp, u8 opcode)
+{
+	switch (opcode) {
+	case SWROCE_WR_SEND:
+	case SWROCE_WR_SEND_WITH_IMM:
+		return true;
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+	case SWROCE_WR_LOCAL_INV:
+	case SWROCE_WR_BIND_MW:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC;
+	case SWROCE_WR_RDMA_READ:
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case SWROCE_WR_ATOMIC_WRITE:
+	case SWROCE_WR_SEND_WITH_INV:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case SWR_WR_REG_MR:
+		return !qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||
+					qp->ibqp.qp_type == IB_QPT_UC);
+	default:
+		return false;
+	}
+}
+
+static bool swr_opcode_has_data(u8 opcode)
+{
+	switch (opcode) {
+	case SWROCE_WR_SEND:
+	case SWROCE_WR_SEND_WITH_IMM:
+	case SWROCE_WR_SEND_WITH_INV:
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Validate a WQE header against the QP; the slot is @stride bytes. */
+static bool swr_wqe_hdr_ok(struct swr_qp *qp, const struct swroce_send_wqe *h)
+{
+	struct swr_sq *sq = &qp->sq;
+	size_t room = (1U << sq->wqe_shift) - sizeof(*h);
+
+	if (!swr_opcode_ok(qp, h->opcode))
+		return false;
+	if (h->flags & SWROCE_WQE_INLINE) {
+		if (!swr_opcode_has_data(h->opcode) ||
+		    h->inline_len > sq->max_inline ||
+		    h->inline_len > SWR_MAX_INLINE || h->inline_len > room)
+			return false;
+	} else {
+		if (h->num_sge > sq->max_sge || h->num_sge > SWR_MAX_SGE ||
+		    h->num_sge * sizeof(struct swroce_sge) > room)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Copy the next WQE out of the SQ into req.wqe (sq_lock held).
+ * 0: req.wqe is valid; -ENOENT: the ring is empty; -EINVAL: the ring or
+ * the WQE was bad, it has been completed and the QP is in error.
+ */
+static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_sq *sq = &qp->sq;
+	struct swr_send_wqe *w = &qp->req.wqe;
+	/* Pairs with the producer's release of prod: the WQEs are there. */
+	u32 prod = smp_load_acquire(&sq->ring->prod.idx);
+	const u8 *slot;
+
+	if (prod == sq->cons)
+		return -ENOENT;
+	if (prod - sq->cons > sq->num_wqe) {
+		swr_count(sdev, SWR_CNT_RING_INDEX_BAD);
+		ibdev_dbg(&sdev->ibdev, "qp %u: sq prod %u cons %u\n",
+			  qp->ibqp.qp_num, prod, sq->cons);
+		swr_qp_set_error(qp, true);
+		return -EINVAL;
+	}
+
+	slot = swr_sq_slot(sq, sq->cons);
+	memcpy(&w->hdr, slot, sizeof(w->hdr));
+	if (!swr_wqe_hdr_ok(qp, &w->hdr)) {
+		sq->cons++;
+		/* The header was copied: the slot is the producer's again. */
+		smp_store_release(&sq->ring->cons.idx, sq->cons);
+		swr_count(sdev, SWR_CNT_WQE_BAD);
+		ibdev_dbg(&sdev->ibdev, "qp %u: bad wqe opcode %u flags %#x num_sge %u inline %u\n",
+			  qp->ibqp.qp_num, w->hdr.opcode, w->hdr.flags,
+			  w->hdr.num_sge, w->hdr.inline_len);
+		swr_req_complete(qp, w, IB_WC_LOC_QP_OP_ERR, 0);
+		return -EINVAL;
+	}
+	if (w->hdr.flags & SWROCE_WQE_INLINE) {
+		w->hdr.num_sge = 0;
+		memcpy(w->inline_data, slot + sizeof(w->hdr),
+		       w->hdr.inline_len);
+	} else {
+		w->hdr.inline_len = 0;
+		memcpy(w->sge, slot + sizeof(w->hdr),
+		       w->hdr.num_sge * sizeof(struct swroce_sge));
+	}
+	sq->cons++;
+	/* The WQE was copied: the slot is the producer's again. */
+	smp_store_release(&sq->ring->cons.idx, sq->cons);
+
+	qp->req.wqe_valid = true;
+	qp->req.wait_until = 0;
+	qp->req.rnr_left = v->rnr_retry;
+	qp->req.retry_left = v->retry_cnt;
+	swr_count(sdev, SWR_CNT_WQE_CONSUMED);
+	return 0;
+}
+
+/* Flush the held WQE, the SQ and the QP's own RQ (sq_lock held). */
+static int swr_flush(struct swr_qp *qp)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_sq *sq = &qp->sq;
+	struct swroce_send_wqe hdr;
+	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
+	struct swroce_cqe cqe;
+	int n = 0, err;
+	u32 prod;
+
+	WRITE_ONCE(qp->flush_pending, false);
+
+	if (qp->req.wqe_valid) {
+		qp->req.wqe_valid = false;
+		qp->req.wait_until = 0;
+		swr_cqe_init(&cqe, qp->req.wqe.hdr.wr_id, qp->ibqp.qp_num,
+			     IB_WC_WR_FLUSH_ERR,
+			     swr_send_wc_opcode(qp->req.wqe.hdr.opcode), 0);
+		swr_cq_post(qp->scq, &cqe, false);
+		n++;
+	}
+
+	/* Pairs with the producer's release of prod. */
+	prod = smp_load_acquire(&sq->ring->prod.idx);
+	if (prod - sq->cons > sq->num_wqe) {
+		/*
+		 * Nothing in a ring with a bad prod can be trusted to be a
+		 * WQE: skip to it, so that the poller does not see work here
+		 * forever.
+		 */
+		swr_count(sdev, SWR_CNT_RING_INDEX_BAD);
+		sq->cons = prod;
+		smp_store_release(&sq->ring->cons.idx, sq->cons);
+	} else {
+		while (sq->cons != prod) {
+			memcpy(&hdr, swr_sq_slot(sq, sq->cons), sizeof(hdr));
+			swr_cqe_init(&cqe, hdr.wr_id, qp->ibqp.qp_num,
+				     IB_WC_WR_FLUSH_ERR,
+				     swr_send_wc_opcode(hdr.opcode), 0);
+			swr_cq_post(qp->scq, &cqe, false);
+			sq->cons++;
+			n++;
+		}
+		/* The headers were copied: the slots are free. */
+		smp_store_release(&sq->ring->cons.idx, sq->cons);
+	}
+
+	/* An SRQ's WQEs belong to every QP on it: they stay. */
+	if (!qp->srq && qp->rq.ring) {
+		spin_lock_bh(&qp->resp_lock);
+		while (!(err = swr_wq_pop(sdev, &qp->rq, rwqe))) {
+			swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num,
+				     IB_WC_WR_FLUSH_ERR, SWR_WC_RECV, 0);
+			swr_cq_post(qp->rcq, &cqe, false);
+			n++;
+		}
+		/* A bad index or WQE: drop the rest, as for the SQ above. */
+		if (err == -EINVAL) {
+			qp->rq.cons = READ_ONCE(qp->rq.ring->prod.idx);
+			smp_store_release(&qp->rq.ring->cons.idx, qp->rq.cons);
+		}
+		spin_unlock_bh(&qp->resp_lock);
+	}
+
+	atomic64_add(n, &sdev->counters[SWR_CNT_FLUSHED]);
+	return n;
+}
+
+/* UD ------------------------------------------------------------------------ */
+
+/* The AH a UD WQE names, as far as the engine needs it. */
+struct swr_ud_dest {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 traffic_class;
+	u8 hop_limit;
+	u8 sl;
+};
+
+static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
+			    struct swr_ud_dest *d)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	const struct ib_global_route *grh;
+	struct swr_ah *ah;
+	int err = 0;
+
+	xa_lock(&sdev->ah_xa);
+	ah = xa_load(&sdev->ah_xa, ahn);
+	if (!ah || ah->ibah.pd != qp->ibqp.pd) {
+		err = -EINVAL;
+	} else {
+		grh = rdma_ah_read_grh(&ah->attr);
+		d->dgid = grh->dgid;
+		if (grh->sgid_attr)
+			d->sgid = grh->sgid_attr->gid;
+		else
+			memset(&d->sgid, 0, sizeof(d->sgid));
+		d->flow_label = grh->flow_label;
+		d->traffic_class = grh->traffic_class;
+		d->hop_limit = grh->hop_limit;
+		d->sl = rdma_ah_get_sl(&ah->attr);
+	}
+	xa_unlock(&sdev->ah_xa);
+	return err;
+}
+
+/*
+ * The 40 bytes a UD receive gets in front of the data: an IPv6 header, or
+ * for IPv4 GIDs 20 zero bytes and an IPv4 header (as RoCEv2 devices and
+ * rxe place it). Returns the rdma_network_type.
+ */
+static int swr_ud_build_grh(u8 *grh, const struct swr_ud_dest *d, u32 len)
+{
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+	struct iphdr *ip4 = (struct iphdr *)(grh + 20);
+
+	memset(grh, 0, SWR_GRH_BYTES);
+	if (ipv6_addr_v4mapped((const struct in6_addr *)d->sgid.raw)) {
+		ip4->version = 4;
+		ip4->ihl = 5;
+		ip4->tos = d->traffic_class;
+		ip4->tot_len = htons(sizeof(*ip4) + SWR_UD_OVERHEAD + len);
+		ip4->frag_off = htons(IP_DF);
+		ip4->ttl = d->hop_limit;
+		ip4->protocol = IPPROTO_UDP;
+		memcpy(&ip4->saddr, d->sgid.raw + 12, 4);
+		memcpy(&ip4->daddr, d->dgid.raw + 12, 4);
+		ip4->check = ip_fast_csum((u8 *)ip4, ip4->ihl);
+		return RDMA_NETWORK_IPV4;
+	}
+	ip6->version = 6;
+	ip6->priority = d->traffic_class >> 4;
+	ip6->flow_lbl[0] = (d->traffic_class & 0xf) << 4 |
+			   ((d->flow_label >> 16) & 0xf);
+	ip6->flow_lbl[1] = (d->flow_label >> 8) & 0xff;
+	ip6->flow_lbl[2] = d->flow_label & 0xff;
+	ip6->payload_len = htons(SWR_UD_OVERHEAD + len);
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = d->hop_limit;
+	memcpy(&ip6->saddr, d->sgid.raw, sizeof(ip6->saddr));
+	memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
+	return RDMA_NETWORK_IPV6;
+}
+
+/* One kernel-buffer segment list: the GRH. */
+static int swr_put_kbuf(struct swr_seg *dst, u32 nd, const u8 *buf, u64 len,
+			u32 *di, u64 *doff)
+{
+	u64 n;
+	int err;
+
+	while (len) {
+		if (*di == nd)
+			return -ERANGE;
+		n = min(len, dst[*di].len - *doff);
+		err = swr_mr_copy(dst[*di].mr, dst[*di].iova + *doff,
+				  (void *)buf, n, SWR_COPY_TO_MR);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		*doff += n;
+		if (*doff == dst[*di].len) {
+			(*di)++;
+			*doff = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Deliver a UD message to @dst (referenced). The message is dropped
+ * silently, as on a network, when the destination cannot take it.
+ */
+static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
+			   const struct swr_send_wqe *w,
+			   const struct swr_ud_dest *d, u32 sender_qkey,
+			   u64 len, u32 nl)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
+	struct swr_seg *rseg = qp->req.rseg;
+	struct swr_resp_view rv;
+	struct swroce_cqe cqe;
+	u8 grh[SWR_GRH_BYTES];
+	u32 qkey, nr, di = 0;
+	u64 doff = 0;
+	int net, err;
+
+	if (dst->ibqp.qp_type != IB_QPT_UD && dst->ibqp.qp_type != IB_QPT_GSI)
+		return;
+	qkey = w->hdr.ud.remote_qkey;
+	if (qkey & SWR_QKEY_PRIVILEGED)
+		qkey = sender_qkey;
+
+	spin_lock_bh(&dst->resp_lock);
+	swr_resp_view(dst, &rv);
+	if (!swr_resp_state_ok(rv.state) || qkey != rv.qkey) {
+		ibdev_dbg(&sdev->ibdev, "ud: qp %u drops (state %d qkey %#x)\n",
+			  dst->ibqp.qp_num, rv.state, qkey);
+		goto out_unlock;
+	}
+	err = swr_recv_pop(dst, rwqe);
+	if (err) {
+		if (err == -EINVAL)
+			swr_qp_set_error(dst, true);
+		goto out_unlock;
+	}
+	dst->resp.psn = (dst->resp.psn + 1) & SWR_PSN_MASK;
+
+	swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, IB_WC_SUCCESS,
+		     SWR_WC_RECV, len + SWR_GRH_BYTES);
+	cqe.src_qp = qp->ibqp.qp_num;
+	cqe.sl = d->sl;
+	cqe.flags = SWROCE_CQE_GRH;
+	if (w->hdr.opcode == SWROCE_WR_SEND_WITH_IMM) {
+		cqe.flags |= SWROCE_CQE_WITH_IMM;
+		cqe.ex_data = w->hdr.ex;
+	}
+
+	if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len + SWR_GRH_BYTES) {
+		cqe.status = IB_WC_LOC_LEN_ERR;
+		goto out_complete;
+	}
+	err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge, len + SWR_GRH_BYTES,
+			   IB_ACCESS_LOCAL_WRITE, rseg, &nr);
+	if (err) {
+		cqe.status = IB_WC_LOC_PROT_ERR;
+		goto out_complete;
+	}
+	net = swr_ud_build_grh(grh, d, len);
+	if (!dst->rcq->ibcq.uobject)
+		cqe.reserved_0 = net;
+	err = swr_put_kbuf(rseg, nr, grh, SWR_GRH_BYTES, &di, &doff);
+	if (!err && len) {
+		/* The rest of the receive segments, after the GRH. */
+		rseg[di].iova += doff;
+		rseg[di].len -= doff;
+		if (w->hdr.flags & SWROCE_WQE_INLINE)
+			err = swr_copy(rseg + di, nr - di, NULL, 0,
+				       w->inline_data, len);
+		else
+			err = swr_copy(rseg + di, nr - di, qp->req.lseg, nl,
+				       NULL, len);
+	}
+	swr_segs_put(rseg, nr);
+	if (err)
+		cqe.status = IB_WC_LOC_PROT_ERR;
+
+out_complete:
+	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+out_unlock:
+	spin_unlock_bh(&dst->resp_lock);
+}
+
+static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
+				    const struct swr_req_view *v)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_send_wqe *w = &qp->req.wqe;
+	struct swr_ud_dest d;
+	struct swr_qp *dst;
+	u64 len;
+	u32 nl = 0;
+	int err;
+
+	if (swr_ud_lookup_ah(qp, w->hdr.ud.ahn, &d)) {
+		ibdev_dbg(&sdev->ibdev, "qp %u: bad ahn %u\n",
+			  qp->ibqp.qp_num, w->hdr.ud.ahn);
+		swr_req_complete(qp, w, IB_WC_LOC_QP_OP_ERR, 0);
+		return SWR_DONE;
+	}
+
+	if (w->hdr.flags & SWROCE_WQE_INLINE)
+		len = w->hdr.inline_len;
+	else
+		len = swr_sge_total(w->sge, w->hdr.num_sge);
+	if (len > swr_mtu_bytes(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)))) {
+		swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
+		return SWR_DONE;
+	}
+	if (!(w->hdr.flags & SWROCE_WQE_INLINE)) {
+		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, 0,
+				   qp->req.lseg, &nl);
+		if (err) {
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+	}
+
+	qp->req.psn = (qp->req.psn + 1) & SWR_PSN_MASK;
+	/* Not local: the wire is not there yet, so a lost datagram. */
+	if (swr_gid_is_local(sdev, &d.dgid)) {
+		dst = swr_qp_get(sdev, w->hdr.ud.remote_qpn);
+		if (dst) {
+			swr_ud_deliver(qp, dst, w, &d, v->qkey, len, nl);
+			swr_qp_put(dst);
+		}
+	}
+	swr_segs_put(qp->req.lseg, nl);
+	swr_req_complete(qp, w, IB_WC_SUCCESS, len);
+	return SWR_DONE;
+}
+
+/* RC and UC ------------------------------------------------------------------ */
+
+/*
+ * The responder's answer to one request, as the requester sees it: an
+ * ACK, an RNR NAK, a NAK with a completion status, or (UC) nothing.
+ */
+struct swr_answer {
+	enum ib_wc_status status;	/* the requester's completion */
+	bool rnr;
+	u8 rnr_timer;			/* with rnr: min_rnr_timer */
+	u64 read_orig;			/* atomics: the original value */
+};
+
+static int swr_op_access(u8 opcode)
+{
+	switch (opcode) {
+	case SWROCE_WR_RDMA_READ:
+		return IB_ACCESS_REMOTE_READ;
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+	case SWROCE_WR_ATOMIC_WRITE:
+		return IB_ACCESS_REMOTE_WRITE;
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_ACCESS_REMOTE_ATOMIC;
+	default:
+		return 0;
+	}
+}
+
+static bool swr_op_needs_recv(u8 opcode)
+{
+	return opcode == SWROCE_WR_SEND || opcode == SWROCE_WR_SEND_WITH_IMM ||
+	       opcode == SWROCE_WR_SEND_WITH_INV ||
+	       opcode == SWROCE_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* An RC responder NAKs a request and goes to error (class C). */
+static void swr_resp_fail(struct swr_qp *dst, struct swr_answer *a,
+			  enum ib_wc_status status)
+{
+	a->status = status;
+	swr_qp_set_error(dst, false);
+}
+
+/*
+ * The responder for RC/UC: execute @w, sent by @qp, at @dst (referenced),
+ * with @qp's local segments already looked up (@nl of them, or inline
+ * data). Fills @a. Runs under dst->resp_lock.
+ */
+static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
+			const struct swr_send_wqe *w, u64 len, u32 nl,
+			u32 npkts, struct swr_answer *a)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
+	struct swr_seg *rseg = qp->req.rseg;
+	bool rc = dst->ibqp.qp_type == IB_QPT_RC;
+	u8 op = w->hdr.opcode;
+	bool has_recv = false, inval_ok = true;
+	enum ib_wc_status rstatus = IB_WC_SUCCESS;
+	struct swr_resp_view rv;
+	struct swroce_cqe cqe;
+	struct swr_mr *mr;
+	u64 raddr, *p;
+	u32 nr = 0;
+	int access, err;
+
+	a->status = IB_WC_SUCCESS;
+	a->rnr = false;
+
+	swr_resp_view(dst, &rv);
+	access = swr_op_access(op);
+	if (access && !(rv.access & access)) {
+		ibdev_dbg(&sdev->ibdev, "qp %u: access %#x not allowed\n",
+			  dst->ibqp.qp_num, access);
+		/* UC: a write the QP does not allow is dropped. */
+		if (rc)
+			swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
+
+	if (swr_op_needs_recv(op)) {
+		err = swr_recv_pop(dst, rwqe);
+		if (err == -ENOENT) {
+			/* UC: the message is dropped. */
+			if (rc) {
+				swr_count(sdev, SWR_CNT_RNR_NAK);
+				a->rnr = true;
+				a->rnr_timer = rv.min_rnr_timer;
+			}
+			return;
+		}
+		if (err) {
+			/* An unreadable receive queue (class A). */
+			swr_qp_set_error(dst, true);
+			if (rc)
+				a->status = IB_WC_REM_OP_ERR;
+			return;
+		}
+		has_recv = true;
+	}
+
+	dst->resp.psn = (dst->resp.psn + npkts) & SWR_PSN_MASK;
+
+	switch (op) {
+	case SWROCE_WR_SEND:
+	case SWROCE_WR_SEND_WITH_IMM:
+	case SWROCE_WR_SEND_WITH_INV:
+		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len) {
+			rstatus = IB_WC_LOC_LEN_ERR;
+			a->status = IB_WC_REM_INV_REQ_ERR;
+			break;
+		}
+		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge, len,
+				   IB_ACCESS_LOCAL_WRITE, rseg, &nr);
+		if (err) {
+			rstatus = IB_WC_LOC_PROT_ERR;
+			a->status = IB_WC_REM_OP_ERR;
+			break;
+		}
+		if (w->hdr.flags & SWROCE_WQE_INLINE)
+			err = swr_copy(rseg, nr, NULL, 0, w->inline_data, len);
+		else
+			err = swr_copy(rseg, nr, qp->req.lseg, nl, NULL, len);
+		swr_segs_put(rseg, nr);
+		if (err) {
+			rstatus = IB_WC_LOC_PROT_ERR;
+			a->status = IB_WC_REM_OP_ERR;
+			break;
+		}
+		if (op == SWROCE_WR_SEND_WITH_INV &&
+		    swr_key_invalidate(sdev, w->hdr.ex, dst->ibqp.pd,
+				       dst->ibqp.qp_num, true)) {
+			ibdev_dbg(&sdev->ibdev, "qp %u: cannot invalidate %#x\n",
+				  dst->ibqp.qp_num, w->hdr.ex);
+			inval_ok = false;
+			rstatus = IB_WC_REM_INV_REQ_ERR;
+			a->status = IB_WC_REM_INV_REQ_ERR;
+		}
+		break;
+
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+		/* C9-88: a zero-length write needs no valid rkey. */
+		if (!len)
+			break;
+		raddr = w->hdr.rdma.remote_addr;
+		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.rdma.rkey,
+				   dst->ibqp.pd, dst->ibqp.qp_num,
+				   IB_ACCESS_REMOTE_WRITE, &raddr, len);
+		if (IS_ERR(mr)) {
+			ibdev_dbg(&sdev->ibdev, "qp %u: rkey %#x: %ld\n",
+				  dst->ibqp.qp_num, w->hdr.rdma.rkey,
+				  PTR_ERR(mr));
+			rstatus = IB_WC_LOC_ACCESS_ERR;
+			a->status = IB_WC_REM_ACCESS_ERR;
+			break;
+		}
+		rseg[0].mr = mr;
+		rseg[0].iova = raddr;
+		rseg[0].len = len;
+		if (w->hdr.flags & SWROCE_WQE_INLINE)
+			err = swr_copy(rseg, 1, NULL, 0, w->inline_data, len);
+		else
+			err = swr_copy(rseg, 1, qp->req.lseg, nl, NULL, len);
+		swr_mr_put(mr);
+		if (err) {
+			rstatus = IB_WC_LOC_ACCESS_ERR;
+			a->status = IB_WC_REM_ACCESS_ERR;
+		}
+		break;
+
+	case SWROCE_WR_RDMA_READ:
+		if (!len)
+			break;
+		raddr = w->hdr.rdma.remote_addr;
+		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.rdma.rkey,
+				   dst->ibqp.pd, dst->ibqp.qp_num,
+				   IB_ACCESS_REMOTE_READ, &raddr, len);
+		if (IS_ERR(mr)) {
+			a->status = IB_WC_REM_ACCESS_ERR;
+			break;
+		}
+		rseg[0].mr = mr;
+		rseg[0].iova = raddr;
+		rseg[0].len = len;
+		/* The requester's SGEs are the destination here. */
+		err = swr_copy(qp->req.lseg, nl, rseg, 1, NULL, len);
+		swr_mr_put(mr);
+		if (err)
+			a->status = IB_WC_REM_ACCESS_ERR;
+		break;
+
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case SWROCE_WR_ATOMIC_WRITE:
+		raddr = w->hdr.atomic.remote_addr;
+		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.atomic.rkey,
+				   dst->ibqp.pd, dst->ibqp.qp_num, access,
+				   &raddr, sizeof(u64));
+		if (IS_ERR(mr)) {
+			a->status = IB_WC_REM_ACCESS_ERR;
+			break;
+		}
+		p = swr_mr_map_atomic(mr, raddr);
+		if (IS_ERR(p)) {
+			swr_mr_put(mr);
+			/* Misaligned: an invalid request (rxe: class C). */
+			a->status = IB_WC_REM_INV_REQ_ERR;
+			break;
+		}
+		/* User space may access the same word concurrently. */
+		if (op == SWROCE_WR_ATOMIC_CMP_AND_SWP)
+			a->read_orig = atomic64_cmpxchg((atomic64_t *)p,
+							w->hdr.atomic.compare_add,
+							w->hdr.atomic.swap);
+		else if (op == SWROCE_WR_ATOMIC_FETCH_AND_ADD)
+			a->read_orig = atomic64_fetch_add(w->hdr.atomic.compare_add,
+							  (atomic64_t *)p);
+		else
+			atomic64_set((atomic64_t *)p,
+				     w->hdr.atomic.compare_add);
+		swr_mr_unmap_atomic(mr, p);
+		swr_mr_put(mr);
+		break;
+	}
+
+	/*
+	 * RC: an error moves the responder to error too (rxe: class A/C).
+	 * UC: the requester never hears of it; the responder drops the
+	 * message, unless it had consumed a receive WQE, which completes
+	 * in error (and the QP with it).
+	 */
+	if (!has_recv)
+		rstatus = IB_WC_SUCCESS;
+	if (a->status != IB_WC_SUCCESS || rstatus != IB_WC_SUCCESS) {
+		if (rc || rstatus != IB_WC_SUCCESS)
+			swr_qp_set_error(dst, false);
+		if (!rc)
+			a->status = IB_WC_SUCCESS;
+	}
+
+	if (!has_recv)
+		return;
+	if (op == SWROCE_WR_RDMA_WRITE_WITH_IMM)
+		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, rstatus,
+			     SWR_WC_RECV_RDMA_WITH_IMM, len);
+	else
+		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, rstatus,
+			     SWR_WC_RECV, len);
+	cqe.src_qp = qp->ibqp.qp_num;
+	if (op == SWROCE_WR_SEND_WITH_IMM ||
+	    op == SWROCE_WR_RDMA_WRITE_WITH_IMM) {
+		cqe.flags = SWROCE_CQE_WITH_IMM;
+		cqe.ex_data = w->hdr.ex;
+	} else if (op == SWROCE_WR_SEND_WITH_INV && inval_ok) {
+		cqe.flags = SWROCE_CQE_WITH_INV;
+		cqe.ex_data = w->hdr.ex;
+	}
+	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+}
+
+/* Local operations: LOCAL_INV, BIND_MW and (kernel QPs) REG_MR. */
+static void swr_exec_local(struct swr_qp *qp, struct swr_send_wqe *w)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_mw_bind_req bind;
+	struct swr_kwqe_reg reg;
+	enum ib_wc_status status = IB_WC_SUCCESS;
+
+	switch (w->hdr.opcode) {
+	case SWROCE_WR_LOCAL_INV:
+		if (swr_key_invalidate(sdev, w->hdr.ex, qp->ibqp.pd,
+				       qp->ibqp.qp_num, false))
+			status = IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SWROCE_WR_BIND_MW:
+		bind.mw_rkey = w->hdr.bind.mw_rkey;
+		bind.new_rkey = w->hdr.bind.new_rkey;
+		bind.mr_lkey = w->hdr.bind.mr_lkey;
+		bind.addr = w->hdr.bind.addr;
+		bind.length = w->hdr.bind.length;
+		bind.access = w->hdr.bind.access;
+		if (swr_mw_bind(sdev, &bind, qp->ibqp.pd, qp->ibqp.qp_num))
+			status = IB_WC_MW_BIND_ERR;
+		break;
+	case SWR_WR_REG_MR:
+		memcpy(&reg, &w->hdr.pad, sizeof(reg));
+		if (swr_mr_fast_reg((struct ib_mr *)(uintptr_t)reg.mr,
+				    qp->ibqp.pd, reg.key, reg.access))
+			status = IB_WC_LOC_QP_OP_ERR;
+		break;
+	}
+	if (status != IB_WC_SUCCESS)
+		ibdev_dbg(&sdev->ibdev, "qp %u: local op %u failed\n",
+			  qp->ibqp.qp_num, w->hdr.opcode);
+	swr_req_complete(qp, w, status, 0);
+}
+
+/* Wait @ns and retry the held WQE. */
+static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
+{
+	qp->req.wait_until = ktime_get_ns() + ns;
+	swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+	return SWR_WAIT;
+}
+
+static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
+				       const struct swr_req_view *v)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_send_wqe *w = &qp->req.wqe;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	u8 op = w->hdr.opcode;
+	struct swr_answer a;
+	struct swr_qp *dst;
+	u32 nl = 0, npkts;
+	int laccess = 0;
+	u64 len, tmo;
+	int err;
+
+	switch (op) {
+	case SWROCE_WR_LOCAL_INV:
+	case SWROCE_WR_BIND_MW:
+	case SWR_WR_REG_MR:
+		swr_exec_local(qp, w);
+		return SWR_DONE;
+	case SWROCE_WR_ATOMIC_WRITE:
+		len = sizeof(u64);
+		break;
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+		len = sizeof(u64);
+		laccess = IB_ACCESS_LOCAL_WRITE;
+		/* The original value goes to the first SGE: 8 bytes. */
+		if (!w->hdr.num_sge || w->sge[0].length < sizeof(u64)) {
+			swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
+			return SWR_DONE;
+		}
+		break;
+	case SWROCE_WR_RDMA_READ:
+		laccess = IB_ACCESS_LOCAL_WRITE;
+		fallthrough;
+	default:
+		if (w->hdr.flags & SWROCE_WQE_INLINE)
+			len = w->hdr.inline_len;
+		else
+			len = swr_sge_total(w->sge, w->hdr.num_sge);
+		break;
+	}
+	if (len > SWR_MAX_MSG) {
+		swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
+		return SWR_DONE;
+	}
+
+	if (!swr_gid_is_local(sdev, &v->dgid)) {
+		/* No wire yet: nobody answers. */
+		if (!rc) {
+			swr_req_complete(qp, w, IB_WC_SUCCESS, len);
+			return SWR_DONE;
+		}
+		swr_req_complete(qp, w, IB_WC_RETRY_EXC_ERR, 0);
+		return SWR_DONE;
+	}
+
+	dst = swr_qp_get(sdev, v->dest_qpn);
+	if (!dst || dst->ibqp.qp_type != qp->ibqp.qp_type) {
+		if (dst)
+			swr_qp_put(dst);
+		if (!rc) {
+			swr_req_complete(qp, w, IB_WC_SUCCESS, len);
+			return SWR_DONE;
+		}
+		goto no_answer;
+	}
+
+	if (!(w->hdr.flags & SWROCE_WQE_INLINE) &&
+	    op != SWROCE_WR_ATOMIC_WRITE) {
+		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, laccess,
+				   qp->req.lseg, &nl);
+		if (err) {
+			swr_qp_put(dst);
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+	}
+
+	npkts = op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
+		op == SWROCE_WR_ATOMIC_FETCH_AND_ADD ||
+		op == SWROCE_WR_ATOMIC_WRITE ? 1 : swr_npkts(len, v->mtu);
+
+	spin_lock_bh(&dst->resp_lock);
+	if (!swr_resp_state_ok(READ_ONCE(dst->state))) {
+		spin_unlock_bh(&dst->resp_lock);
+		swr_segs_put(qp->req.lseg, nl);
+		swr_qp_put(dst);
+		if (!rc) {
+			swr_req_complete(qp, w, IB_WC_SUCCESS, len);
+			return SWR_DONE;
+		}
+		goto no_answer;
+	}
+	swr_respond(qp, dst, w, len, nl, npkts, &a);
+	spin_unlock_bh(&dst->resp_lock);
+	swr_qp_put(dst);
+
+	if (a.rnr) {
+		swr_segs_put(qp->req.lseg, nl);
+		if (!qp->req.rnr_left) {
+			swr_req_complete(qp, w, IB_WC_RNR_RETRY_EXC_ERR, 0);
+			return SWR_DONE;
+		}
+		if (qp->req.rnr_left != SWR_RNR_INFINITE)
+			qp->req.rnr_left--;
+		return swr_req_wait(qp, (u64)swr_rnr_10us[a.rnr_timer & 31] *
+					10 * NSEC_PER_USEC);
+	}
+
+	/* Atomics: the original value to the requester's buffer. */
+	if (a.status == IB_WC_SUCCESS &&
+	    (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
+	     op == SWROCE_WR_ATOMIC_FETCH_AND_ADD) && nl) {
+		if (swr_mr_copy(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
+				&a.read_orig, sizeof(u64), SWR_COPY_TO_MR))
+			a.status = IB_WC_LOC_PROT_ERR;
+	}
+	swr_segs_put(qp->req.lseg, nl);
+	qp->req.psn = (qp->req.psn + npkts) & SWR_PSN_MASK;
+	swr_req_complete(qp, w, a.status, a.status ? 0 : (u32)len);
+	return SWR_DONE;
+
+no_answer:
+	/*
+	 * A destination that does not exist or is not ready: a real
+	 * requester retransmits after each timeout (4.096 us << timeout,
+	 * IBTA 9.7.6.1.3; 0 means forever) and gives up after retry_cnt.
+	 */
+	if (!qp->req.retry_left) {
+		swr_req_complete(qp, w, IB_WC_RETRY_EXC_ERR, 0);
+		return SWR_DONE;
+	}
+	if (v->timeout)
+		qp->req.retry_left--;
+	tmo = v->timeout ? 4096ULL << min_t(u8, v->timeout, 31) :
+			   100 * NSEC_PER_MSEC;
+	return swr_req_wait(qp, tmo);
+}
+
+/* The requester ----------------------------------------------------------- */
+
+int swr_req_process(struct swr_qp *qp, int budget)
+{
+	struct swr_req_view v;
+	enum swr_verdict verdict;
+	int done = 0, err;
+
+	/* The poller calls on every pass: be cheap when there is nothing. */
+	if (!swr_req_has_work(qp, ktime_get_ns()))
+		return 0;
+
+	spin_lock(&qp->sq_lock);
+	while (done < budget) {
+		swr_req_view(qp, &v);
+		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
+			done += swr_flush(qp);
+			break;
+		}
+		if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
+			break;
+
+		if (qp->req.wqe_valid) {
+			if (qp->req.wait_until &&
+			    ktime_get_ns() < qp->req.wait_until) {
+				swr_poll_deadline(swr_qp_dev(qp),
+						  qp->req.wait_until);
+				break;
+			}
+			qp->req.wait_until = 0;
+		} else {
+			/* SQD starts nothing new (swr_qp_check_drained()). */
+			if (v.state == IB_QPS_SQD)
+				break;
+			err = swr_sq_fetch(qp, &v);
+			if (err == -ENOENT)
+				break;
+			if (err) {
+				/* The QP is in error now: flush next. */
+				done++;
+				continue;
+			}
+		}
+
+		if (qp->ibqp.qp_type == IB_QPT_UD ||
+		    qp->ibqp.qp_type == IB_QPT_GSI)
+			verdict = swr_exec_ud(qp, &v);
+		else
+			verdict = swr_exec_rc_uc(qp, &v);
+		if (verdict == SWR_WAIT)
+			break;
+		qp->req.wqe_valid = false;
+		done++;
+
+		/* Let others run between WQEs. */
+		spin_unlock(&qp->sq_lock);
+		cond_resched();
+		spin_lock(&qp->sq_lock);
+	}
+	spin_unlock(&qp->sq_lock);
+	return done;
+}
+
+bool swr_req_has_work(struct swr_qp *qp, u64 now)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u32 prod = READ_ONCE(qp->sq.ring->prod.idx);
+
+	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
+		if (prod != READ_ONCE(qp->sq.cons) ||
+		    READ_ONCE(qp->req.wqe_valid))
+			return true;
+		return !qp->srq && qp->rq.ring &&
+		       READ_ONCE(qp->rq.ring->prod.idx) !=
+		       READ_ONCE(qp->rq.cons);
+	}
+	if (READ_ONCE(qp->req.wqe_valid)) {
+		u64 until = READ_ONCE(qp->req.wait_until);
+
+		return !until || now >= until;
+	}
+	return state == IB_QPS_RTS && prod != READ_ONCE(qp->sq.cons);
+}

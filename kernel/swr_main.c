@@ -20,6 +20,7 @@
 #include "swr.h"
 #include "swr_compat.h"
 #include "swr_mr.h"
+#include "swr_qp.h"
 
 /*
  * Every swr_dev that has been created and not yet freed, so that module
@@ -53,9 +54,41 @@ static ssize_t abi_version_show(struct device *device,
 }
 static DEVICE_ATTR_RO(abi_version);
 
+/* The poller's busy-poll time after its last work (swr_poll.c). */
+#define SWR_POLL_IDLE_US_MAX	1000000
+
+static ssize_t poll_idle_us_show(struct device *device,
+				 struct device_attribute *attr, char *buf)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->poller->idle_us));
+}
+
+static ssize_t poll_idle_us_store(struct device *device,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val);
+	if (err)
+		return err;
+	if (val > SWR_POLL_IDLE_US_MAX)
+		return -EINVAL;
+	WRITE_ONCE(sdev->poller->idle_us, val);
+	return count;
+}
+static DEVICE_ATTR_RW(poll_idle_us);
+
 static struct attribute *swr_attrs[] = {
 	&dev_attr_netdev.attr,
 	&dev_attr_abi_version.attr,
+	&dev_attr_poll_idle_us.attr,
 	NULL,
 };
 
@@ -73,6 +106,9 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&sdev->list);
 	mutex_unlock(&swr_dev_list_lock);
 
+	/* Every QP is gone: the core destroys all objects first. */
+	swr_poll_stop(sdev);
+	xa_destroy(&sdev->qp_xa);
 	ida_destroy(&sdev->pd_ida);
 	xa_destroy(&sdev->ah_xa);
 	swr_mr_dev_cleanup(sdev);
@@ -97,6 +133,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.alloc_ucontext = swr_alloc_ucontext,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq_shim,
+	.create_qp = swr_create_qp,
 	.create_srq = swr_create_srq,
 	.create_user_ah = swr_create_ah,
 	.dealloc_driver = swr_dealloc_driver,
@@ -106,6 +143,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
+	.destroy_qp = swr_destroy_qp,
 	.destroy_srq = swr_destroy_srq,
 	.device_group = &swr_attr_group,
 	.disassociate_ucontext = swr_disassociate_ucontext,
@@ -116,13 +154,20 @@ static const struct ib_device_ops swr_dev_ops = {
 	.map_mr_sg = swr_map_mr_sg,
 	.mmap = swr_mmap,
 	.mmap_free = swr_mmap_free,
+	.modify_qp = swr_modify_qp,
 	.modify_srq = swr_modify_srq,
+	.poll_cq = swr_poll_cq,
+	.post_recv = swr_post_recv,
+	.post_send = swr_post_send,
+	.post_srq_recv = swr_post_srq_recv,
 	.query_ah = swr_query_ah,
 	.query_device = swr_query_device,
 	.query_pkey = swr_query_pkey,
 	.query_port = swr_query_port,
+	.query_qp = swr_query_qp,
 	.query_srq = swr_query_srq,
 	.reg_user_mr = swr_reg_user_mr,
+	.req_notify_cq = swr_req_notify_cq,
 	.rereg_user_mr = swr_rereg_user_mr,
 	.resize_cq = swr_resize_cq,
 
@@ -130,6 +175,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, swr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_mw, swr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, swr_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, swr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
 };
@@ -185,6 +231,8 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	ida_init(&sdev->pd_ida);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1);
+	/* Irq-safe: swr_qp_get() may run in any context (swr.h). */
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	swr_mr_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->last_port_state = swr_port_state(sdev);
@@ -195,6 +243,8 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid,
 			    ndev->dev_addr);
 	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));
+	/* A user QP's post_send is its doorbell (swroce-abi.h). */
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* From here on ib_dealloc_device() undoes the above. */
 	ib_set_device_ops(&sdev->ibdev, &swr_dev_ops);
 	swr_mark_name_assigned_by_user(&sdev->ibdev);
@@ -214,6 +264,11 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_unlock(&swr_dev_list_lock);
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SWR_PORT_NUM);
+	if (err)
+		goto err_dealloc;
+
+	/* Before registration: ib_mad creates the GSI QP during it. */
+	err = swr_poll_start(sdev);
 	if (err)
 		goto err_dealloc;
 

@@ -1,3 +1,288 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* placeholder: being written (see swr_qp.h) */
+/*
+ * The per-device poller: one kthread that runs the requester of every QP.
+ *
+ * It makes passes over its QP list, giving each QP a budget of WQEs per
+ * pass so that one busy QP cannot starve the others. While passes find
+ * work, and for idle_us after the last one that did (sysfs
+ * swroce/poll_idle_us), it keeps polling; then it goes to sleep.
+ *
+ * The doorbell protocol (io_uring SQPOLL's NEED_WAKEUP)
+ * -----------------------------------------------------
+ * Before sleeping the poller
+ *   1. sets need_wakeup, and SWROCE_SQ_NEED_WAKEUP in every user SQ ring;
+ *   2. sets its task state (set_current_state(): a full barrier);
+ *   3. asks swr_req_has_work() of every QP, which reads the ring prods;
+ *   4. sleeps only if none has work.
+ * A producer
+ *   a. publishes its WQEs (prod, release store);
+ *   b. issues a full barrier (user space: a fence; the kernel: smp_mb()
+ *      in swr_poll_kick());
+ *   c. reads the flag (user space) or need_wakeup (kernel), and wakes the
+ *      poller if it is set (user space: the post_send doorbell).
+ * 1-2-3 against a-b-c: either step 3 sees the new prod, or step c sees the
+ * flag. A wakeup that arrives between 2 and 4 puts the task back to
+ * running, so schedule() returns at once. After waking the poller clears
+ * need_wakeup and the flags, and keeps polling for idle_us again: a
+ * producer that saw the flag late only makes one needless doorbell call.
+ *
+ * A QP created while the poller sleeps gets the flag when it joins the
+ * list: flags and the list change under the poller's lock, and
+ * need_wakeup is set before the poller takes it to set the flags.
+ *
+ * The engine's timers (RNR and retransmission waits) are deadlines the
+ * poller sleeps until (swr_poll_deadline()).
+ */
+#include <linux/hrtimer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "swr.h"
 #include "swr_qp.h"
+
+/* WQEs one QP may complete per pass before the next QP's turn. */
+#define SWR_POLL_BUDGET		16
+
+/* The default of sysfs swroce/poll_idle_us. */
+#define SWR_POLL_IDLE_US	1000
+
+/* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring. */
+static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
+{
+	if (qp->is_user)
+		WRITE_ONCE(qp->sq.ring->flags.idx,
+			   sleeping ? SWROCE_SQ_NEED_WAKEUP : 0);
+}
+
+static void swr_poll_flag_all(struct swr_poller *p, bool sleeping)
+{
+	struct swr_qp *qp;
+
+	spin_lock_bh(&p->lock);
+	list_for_each_entry(qp, &p->qps, poll_node)
+		swr_poll_flag_qp(qp, sleeping);
+	spin_unlock_bh(&p->lock);
+}
+
+static struct swr_qp *swr_poll_next_of(struct swr_poller *p,
+				       struct swr_qp *qp)
+{
+	if (list_is_last(&qp->poll_node, &p->qps))
+		return NULL;
+	return list_next_entry(qp, poll_node);
+}
+
+/*
+ * One pass over the QPs. The lock is dropped around each QP's turn: cur
+ * names the QP being worked on (swr_poll_del_qp() waits for it) and next
+ * the one after it (swr_poll_del_qp() moves it on when it removes it).
+ * Return: the WQEs completed or flushed.
+ */
+static int swr_poll_pass(struct swr_poller *p)
+{
+	struct swr_qp *qp;
+	int done = 0;
+
+	WRITE_ONCE(p->next_deadline, 0);
+	spin_lock_bh(&p->lock);
+	qp = list_first_entry_or_null(&p->qps, struct swr_qp, poll_node);
+	while (qp) {
+		p->cur = qp;
+		p->next = swr_poll_next_of(p, qp);
+		spin_unlock_bh(&p->lock);
+
+		done += max(swr_req_process(qp, SWR_POLL_BUDGET), 0);
+		swr_qp_check_drained(qp);
+		cond_resched();
+
+		spin_lock_bh(&p->lock);
+		p->cur = NULL;
+		/*
+		 * A remover queues itself before it takes the lock to test
+		 * cur, so under the lock its entry is visible here.
+		 */
+		if (waitqueue_active(&p->del_wq))
+			wake_up_all(&p->del_wq);
+		qp = p->next;
+	}
+	p->next = NULL;
+	spin_unlock_bh(&p->lock);
+	return done;
+}
+
+/*
+ * Step 3 of the protocol: does any QP have work at @now? Also the earliest
+ * deadline to sleep until (0: none).
+ */
+static bool swr_poll_any_work(struct swr_poller *p, u64 now, u64 *deadline)
+{
+	struct swr_qp *qp;
+	bool work = false;
+	u64 when;
+
+	*deadline = READ_ONCE(p->next_deadline);
+	spin_lock_bh(&p->lock);
+	list_for_each_entry(qp, &p->qps, poll_node) {
+		if (swr_req_has_work(qp, now)) {
+			work = true;
+			break;
+		}
+		when = READ_ONCE(qp->req.wait_until);
+		if (when && (!*deadline || when < *deadline))
+			*deadline = when;
+	}
+	spin_unlock_bh(&p->lock);
+	return work;
+}
+
+static void swr_poll_sleep(struct swr_poller *p)
+{
+	struct swr_dev *sdev = p->sdev;
+	u64 deadline;
+	ktime_t expires;
+
+	WRITE_ONCE(p->need_wakeup, true);
+	swr_poll_flag_all(p, true);
+	/* A full barrier between the flags and the rereading of prods. */
+	set_current_state(TASK_INTERRUPTIBLE);
+
+	if (kthread_should_stop() ||
+	    swr_poll_any_work(p, ktime_get_ns(), &deadline)) {
+		__set_current_state(TASK_RUNNING);
+	} else {
+		swr_count(sdev, SWR_CNT_POLLER_SLEEPS);
+		if (deadline) {
+			expires = ns_to_ktime(deadline);
+			schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+		} else {
+			schedule();
+		}
+		swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
+	}
+
+	WRITE_ONCE(p->need_wakeup, false);
+	swr_poll_flag_all(p, false);
+}
+
+static int swr_poll_thread(void *arg)
+{
+	struct swr_poller *p = arg;
+	u64 idle_since = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		if (swr_poll_pass(p)) {
+			idle_since = ktime_get_ns();
+			continue;
+		}
+		if (ktime_get_ns() - idle_since <
+		    (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC) {
+			cond_resched();
+			continue;
+		}
+		swr_poll_sleep(p);
+		idle_since = ktime_get_ns();
+	}
+	return 0;
+}
+
+int swr_poll_start(struct swr_dev *sdev)
+{
+	struct swr_poller *p;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->sdev = sdev;
+	spin_lock_init(&p->lock);
+	INIT_LIST_HEAD(&p->qps);
+	init_waitqueue_head(&p->del_wq);
+	p->idle_us = SWR_POLL_IDLE_US;
+
+	p->task = kthread_create(swr_poll_thread, p, "swroce/%s",
+				 netdev_name(sdev->ndev));
+	if (IS_ERR(p->task)) {
+		int err = PTR_ERR(p->task);
+
+		kfree(p);
+		return err;
+	}
+	sdev->poller = p;
+	wake_up_process(p->task);
+	return 0;
+}
+
+/* Once every QP is gone: the RDMA core destroys them before dealloc. */
+void swr_poll_stop(struct swr_dev *sdev)
+{
+	struct swr_poller *p = sdev->poller;
+
+	if (!p)
+		return;
+	kthread_stop(p->task);
+	sdev->poller = NULL;
+	kfree(p);
+}
+
+void swr_poll_add_qp(struct swr_qp *qp)
+{
+	struct swr_poller *p = swr_qp_dev(qp)->poller;
+
+	spin_lock_bh(&p->lock);
+	list_add_tail(&qp->poll_node, &p->qps);
+	/* See "A QP created while the poller sleeps" above. */
+	swr_poll_flag_qp(qp, READ_ONCE(p->need_wakeup));
+	spin_unlock_bh(&p->lock);
+}
+
+static bool swr_poll_busy_with(struct swr_poller *p, struct swr_qp *qp)
+{
+	bool busy;
+
+	spin_lock_bh(&p->lock);
+	busy = p->cur == qp;
+	spin_unlock_bh(&p->lock);
+	return busy;
+}
+
+void swr_poll_del_qp(struct swr_qp *qp)
+{
+	struct swr_poller *p = swr_qp_dev(qp)->poller;
+
+	spin_lock_bh(&p->lock);
+	if (p->next == qp)
+		p->next = swr_poll_next_of(p, qp);
+	list_del_init(&qp->poll_node);
+	spin_unlock_bh(&p->lock);
+
+	/* Off the list: the poller may only finish the turn it is in. */
+	wait_event(p->del_wq, !swr_poll_busy_with(p, qp));
+}
+
+void swr_poll_kick(struct swr_dev *sdev, bool doorbell)
+{
+	struct swr_poller *p = sdev->poller;
+
+	if (doorbell)
+		swr_count(sdev, SWR_CNT_DOORBELLS);
+	/* Step b of the protocol: the WQEs are published before this. */
+	smp_mb();
+	if (READ_ONCE(p->need_wakeup))
+		wake_up_process(p->task);
+}
+
+void swr_poll_deadline(struct swr_dev *sdev, u64 when)
+{
+	struct swr_poller *p = sdev->poller;
+	u64 old = READ_ONCE(p->next_deadline);
+	u64 prev;
+
+	while (!old || when < old) {
+		prev = cmpxchg64(&p->next_deadline, old, when);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+	/* From outside the poller: let a sleeping poller reschedule. */
+	if (current != p->task && READ_ONCE(p->need_wakeup))
+		wake_up_process(p->task);
+}

@@ -40,8 +40,10 @@
 #ifndef SWR_QP_H
 #define SWR_QP_H
 
+#include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
@@ -64,6 +66,40 @@ struct swr_kwqe_reg {
 	__aligned_u64 mr;	/* struct ib_mr * */
 	__u32 key;
 	__u32 access;
+};
+
+/*
+ * swroce_cqe.opcode: enum ibv_wc_opcode's numbers, which are also enum
+ * ib_uverbs_wc_opcode's and, for the values below 8, enum ib_wc_opcode's.
+ * SWR_WC_REG_MR appears only in kernel CQs (kernel QPs alone post REG_MR);
+ * swr_poll_cq() translates every value into enum ib_wc_opcode.
+ */
+enum swr_wc_opcode {
+	SWR_WC_SEND = 0,
+	SWR_WC_RDMA_WRITE = 1,
+	SWR_WC_RDMA_READ = 2,
+	SWR_WC_COMP_SWAP = 3,
+	SWR_WC_FETCH_ADD = 4,
+	SWR_WC_BIND_MW = 5,
+	SWR_WC_LOCAL_INV = 6,
+	SWR_WC_ATOMIC_WRITE = 9,
+	SWR_WC_REG_MR = 0x7f,
+	SWR_WC_RECV = 1 << 7,
+	SWR_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
+};
+
+/*
+ * In a kernel CQ (never mapped) swroce_cqe.reserved_0 of a UD receive
+ * carries enum rdma_network_type, for ib_wc.network_hdr_type.
+ */
+
+struct swr_mr;
+
+/* A registered range the engine copies to or from (swr_engine.c). */
+struct swr_seg {
+	struct swr_mr *mr;	/* referenced (swr_mr_lookup()) */
+	u64 iova;
+	u64 len;
 };
 
 /* A send WQE as the engine works on it: the kernel's validated copy. */
@@ -125,6 +161,10 @@ struct swr_req {
 	u64 wait_until;		/* ktime ns; 0 when not waiting */
 	u32 psn;		/* next PSN to send */
 	u32 rd_atomic_inflight;	/* READs/atomics not yet completed */
+	/* Engine scratch space, only while a WQE executes (sq_lock). */
+	struct swr_seg lseg[SWR_MAX_SGE];	/* local SGEs */
+	struct swr_seg rseg[SWR_MAX_SGE];	/* receive SGEs or rkey range */
+	struct swr_recv_wqe rwqe;		/* the consumed receive WQE */
 };
 
 /* Responder progress: under resp_lock. */
@@ -148,12 +188,15 @@ struct swr_qp {
 	struct swr_cq *rcq;
 	struct swr_srq *srq;	/* NULL: the QP has its own rq */
 
+	/* Serialises modify_qp, query_qp and the reset of the queues. */
 	struct mutex modify_mutex;
+	/* Protects state, attr and sqd_notify (see also flush_pending). */
 	spinlock_t state_lock;
 	enum ib_qp_state state;
 	struct swr_qp_attr attr;
 
 	struct swr_sq sq;
+	/* Protects sq.cons and req (the requester). */
 	spinlock_t sq_lock;
 	struct swr_req req;
 
@@ -165,8 +208,24 @@ struct swr_qp {
 
 	/* On the poller's list from create to destroy (swr_poll.c). */
 	struct list_head poll_node;
-	/* Set by modify_qp to ERR: the poller flushes both queues. */
+	/*
+	 * Set by modify_qp to ERR, by swr_qp_set_error() and by a kernel
+	 * consumer posting to a QP in ERR: the poller flushes both queues.
+	 */
 	bool flush_pending;
+
+	/*
+	 * Lookup references (swr_qp_get()). The QP holds the first one from
+	 * create to destroy; destroy drops it and waits for released, so
+	 * the engine may keep using a QP it looked up until swr_qp_put().
+	 */
+	refcount_t ref;
+	struct completion released;
+	/*
+	 * SQD entered with en_sqd_async_notify: raise IB_EVENT_SQ_DRAINED
+	 * when attr.sq_draining clears (under state_lock).
+	 */
+	bool sqd_notify;
 };
 
 static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
@@ -201,6 +260,13 @@ struct swr_qp *swr_qp_get(struct swr_dev *sdev, u32 qpn);
 void swr_qp_put(struct swr_qp *qp);
 
 /*
+ * In SQD: once no started WQE is outstanding, clear attr.sq_draining and
+ * raise IB_EVENT_SQ_DRAINED if it was asked for. The poller calls it after
+ * each swr_req_process() of a draining QP; no locks held.
+ */
+void swr_qp_check_drained(struct swr_qp *qp);
+
+/*
  * Move @qp to IB_QPS_ERR from the engine (a fatal error), raising
  * IB_EVENT_QP_FATAL when @fatal; the poller then flushes it.
  */
@@ -210,9 +276,18 @@ void swr_qp_set_error(struct swr_qp *qp, bool fatal);
  * swr_poll.c: the per-device poller
  */
 struct swr_poller {
+	struct swr_dev *sdev;
 	struct task_struct *task;
-	spinlock_t lock;		/* protects qps */
+	spinlock_t lock;		/* protects qps, cur and next */
 	struct list_head qps;
+	/*
+	 * The QP the poller works on with the lock dropped, and the one it
+	 * takes after it; swr_poll_del_qp() moves next on and waits while
+	 * cur is the QP it removes (del_wq).
+	 */
+	struct swr_qp *cur;
+	struct swr_qp *next;
+	wait_queue_head_t del_wq;
 	/* Busy-poll time after the last work, in microseconds (sysfs). */
 	u32 idle_us;
 	/* Set while the poller sleeps or is about to. */
@@ -228,7 +303,12 @@ void swr_poll_add_qp(struct swr_qp *qp);
 void swr_poll_del_qp(struct swr_qp *qp);
 /* Wake the poller if it sleeps; @doorbell counts a user doorbell call. */
 void swr_poll_kick(struct swr_dev *sdev, bool doorbell);
-/* The engine asks to be called again at @when (ktime ns). */
+/*
+ * The engine asks to be called again at @when (ktime_get_ns() base). The
+ * poller forgets deadlines at the start of each pass, so swr_req_process()
+ * reports a QP's pending deadline on every call that leaves it waiting; the
+ * poller also honours a non-zero req.wait_until when it goes to sleep.
+ */
 void swr_poll_deadline(struct swr_dev *sdev, u64 when);
 
 /*
@@ -268,6 +348,8 @@ int swr_wq_pop(struct swr_dev *sdev, struct swr_wq *wq,
 int swr_cq_post(struct swr_cq *cq, const struct swroce_cqe *cqe,
 		bool solicited);
 int swr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+/* Drop @qpn's completions from a kernel CQ (a kernel QP went to RESET). */
+void swr_cq_clean(struct swr_cq *cq, u32 qpn);
 int swr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 #endif /* SWR_QP_H */

@@ -83,6 +83,7 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	}
 
 	spin_lock_init(&srq->lock);
+	spin_lock_init(&srq->prod_lock);
 	err = swr_wq_init(&srq->wq, uctx, init->attr.max_wr,
 			  init->attr.max_sge);
 	if (err)

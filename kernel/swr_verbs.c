@@ -10,6 +10,9 @@
 #include "swr_mr.h"
 #include "swr_udata.h"
 
+/* IB_UVERBS_DEVICE_ATOMIC_WRITE (uAPI, unnamed in 6.1's headers) */
+#define SWR_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata)
 {
@@ -58,11 +61,24 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
-	 * Capability flags (atomics, memory windows, SRQ resize, ...) are
-	 * announced once applications can use them end to end, not before:
-	 * FRMRs and memory windows (swr_mr.c) wait for the send engine that
-	 * posts REG_MR and BIND_MW work requests.
+	 * What the engine (swr_engine.c) executes: memory windows of both
+	 * types bound by work requests, FRMRs (REG_MR, LOCAL_INV,
+	 * SEND_WITH_INV), RNR NAKs and atomics (CPU atomics on the target
+	 * word, so IB_ATOMIC_HCA holds as rxe's does). ATOMIC_WRITE is bit
+	 * 40 of the uAPI's
+	 * ib_uverbs_device_cap_flags; 6.1's headers have no name for it, and
+	 * its uverbs passes the whole 64-bit word to user space.
 	 */
+	attr->device_cap_flags = IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 SWR_DEVICE_ATOMIC_WRITE;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	/* CQE timestamps: CLOCK_MONOTONIC_RAW in ns, i.e. a 1 GHz clock. */
+	attr->hca_core_clock = 1000000;	/* kHz */
+	attr->timestamp_mask = U64_MAX;
 	return 0;
 }
 

@@ -10,7 +10,8 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, disassoc, suite, bench-smoke, unload.
+# srq, qp, qp-errors, fastpath, hostile, killed, disassoc, suite,
+# bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,6 +99,11 @@ step mr build/selftests/swroce_mr
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq
+step qp build/selftests/swroce_qp
+step qp-errors build/selftests/swroce_qp_errors
+step fastpath build/selftests/swroce_fastpath
+step hostile build/selftests/swroce_hostile
+step killed build/selftests/swroce_killed
 step disassoc build/selftests/swroce_disassoc
 
 if [ $run_suite = 1 ] && want suite; then

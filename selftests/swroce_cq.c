@@ -177,10 +177,17 @@ TEST_F(cq, extended)
 		EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(ex)));
 	}
 
-	/* Not (yet) offered: timestamps, overrun-ignoring CQs. */
+	/* Completion timestamps (their values: swroce_qp's cq_timestamps). */
+	ex = make_cq_ex(self->ctx, 100, IBV_WC_STANDARD_FLAGS |
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0);
+	ASSERT_NE(NULL, ex) TH_LOG("timestamps: %s", strerror(errno));
+	EXPECT_EQ(ENOENT, ibv_start_poll(ex, &pa));
+	EXPECT_EQ(0, ibv_destroy_cq(ibv_cq_ex_to_cq(ex)));
+	/* Not offered: the wall-clock variant, overrun-ignoring CQs. */
 	errno = 0;
 	EXPECT_EQ(NULL, make_cq_ex(self->ctx, 100,
-				   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0));
+				   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+				   0));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	errno = 0;
 	EXPECT_EQ(NULL, make_cq_ex(self->ctx, 100, 0,

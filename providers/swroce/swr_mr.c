@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Memory regions and memory windows: each verb is one kernel command with
- * no driver-private data. Binding a window (ibv_bind_mw(), IBV_WR_BIND_MW)
- * is a send-queue operation and belongs to the data path.
+ * no driver-private data, except binding a window (ibv_bind_mw(),
+ * IBV_WR_BIND_MW), which is a send queue operation: a WQE in the SQ ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,5 +93,36 @@ int swr_dealloc_mw(struct ibv_mw *mw)
 	if (err)
 		return err;
 	free(mw);
+	return 0;
+}
+
+/*
+ * Bind a type 1 window: a BIND_MW WQE carrying the window's next rkey
+ * (a new tag in the low byte). mw->rkey takes it once the WQE is posted,
+ * as the verb requires; the application undoes that itself if the bind
+ * completes in error.
+ */
+int swr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad_wr;
+	int err;
+
+	if (mw_bind->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED) {
+		errno = EINVAL;
+		return EINVAL;
+	}
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	err = swr_post_send(ibqp, &wr, &bad_wr);
+	if (err) {
+		errno = err;
+		return err;
+	}
+	mw->rkey = wr.bind_mw.rkey;
 	return 0;
 }

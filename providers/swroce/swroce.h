@@ -53,7 +53,7 @@ struct swr_ah {
 };
 
 /*
- * A receive work queue ring (SRQ now, QP receive queues later): we produce,
+ * A receive work queue ring (an SRQ or a QP's receive queue): we produce,
  * the kernel consumes. The lock serialises our producers.
  */
 struct swr_wq {
@@ -70,6 +70,35 @@ struct swr_wq {
 struct swr_srq {
 	struct verbs_srq vsrq;
 	struct swr_wq wq;
+};
+
+/*
+ * A send queue ring: we produce WQEs, the kernel's poller consumes them
+ * (see struct swroce_sq_ring). The lock serialises our producers; an
+ * ibv_wr_start() .. ibv_wr_complete() batch holds it throughout.
+ */
+struct swr_sq {
+	pthread_spinlock_t lock;
+	struct swroce_sq_ring *ring;
+	uint8_t *slots;
+	size_t map_size;
+	uint32_t num_wqe;	/* a power of two; 0: no send queue */
+	uint32_t wqe_stride;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t prod;		/* our producer index; the ring's is a copy */
+	uint32_t cons;		/* the kernel's consumer index, last read */
+};
+
+struct swr_qp {
+	struct verbs_qp vqp;
+	struct swr_sq sq;
+	struct swr_wq rq;	/* rq.num_wqe 0: none (an SRQ, or no RQ) */
+	uint32_t ops;		/* bit per enum ibv_wr_opcode allowed */
+	/* The ibv_wr_*() batch being built, under sq.lock. */
+	uint32_t cur;		/* the slot the next WQE goes to */
+	struct swroce_send_wqe *wqe;	/* the last WQE built, or NULL */
+	int err;		/* first error of the batch */
 };
 
 static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
@@ -92,6 +121,11 @@ static inline struct swr_srq *to_swr_srq(struct ibv_srq *ibsrq)
 	return container_of(ibsrq, struct swr_srq, vsrq.srq);
 }
 
+static inline struct swr_qp *to_swr_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct swr_qp, vqp.qp);
+}
+
 static inline struct swr_cq *to_swr_cq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct swr_cq, vcq.cq);
@@ -110,6 +144,10 @@ DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, swroce_resize_cq_resp);
 DECLARE_DRV_CMD(swr_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ,
 		empty, swroce_create_srq_resp);
+DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
+		empty, swroce_create_qp_resp);
+DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
+		empty, swroce_create_qp_resp);
 
 /* swr_verbs.c */
 int swr_query_device_ex(struct ibv_context *ibctx,
@@ -149,6 +187,22 @@ int swr_destroy_cq(struct ibv_cq *ibcq);
 int swr_resize_cq(struct ibv_cq *ibcq, int cqe);
 int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+
+/* swr_qp.c */
+struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
+			     struct ibv_qp_init_attr *attr);
+struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
+				struct ibv_qp_init_attr_ex *attr);
+int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask);
+int swr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr);
+int swr_destroy_qp(struct ibv_qp *ibqp);
+int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+
 /* swr_mr.c */
 struct ibv_mr *swr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
@@ -157,5 +211,7 @@ int swr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 int swr_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int swr_dealloc_mw(struct ibv_mw *mw);
+int swr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
 
 #endif /* SWROCE_PROVIDER_H */

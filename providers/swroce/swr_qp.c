@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs. Creating, modifying, querying and destroying a QP are
+ * kernel commands; posting is not. A send WQE is written into the mapped
+ * SQ ring and published with a release store of the producer index; the
+ * kernel's poller picks it up, and only when the poller has gone to sleep
+ * (SWROCE_SQ_NEED_WAKEUP) does posting make a system call, the doorbell
+ * (see struct swroce_sq_ring). Receives go to the RQ ring like an SRQ's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "swroce.h"
+
+#define SWR_OP(op)	(1u << IBV_WR_##op)
+
+/* What each QP type may post (IBTA: UC has neither READ nor atomics nor
+ * SEND with Invalidate; UD sends only).
+ */
+enum {
+	SWR_OPS_UD = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM),
+	SWR_OPS_UC = SWR_OPS_UD | SWR_OP(RDMA_WRITE) |
+		     SWR_OP(RDMA_WRITE_WITH_IMM) | SWR_OP(LOCAL_INV) |
+		     SWR_OP(BIND_MW),
+	SWR_OPS_RC = SWR_OPS_UC | SWR_OP(RDMA_READ) |
+		     SWR_OP(ATOMIC_CMP_AND_SWP) | SWR_OP(ATOMIC_FETCH_AND_ADD) |
+		     SWR_OP(SEND_WITH_INV) | SWR_OP(ATOMIC_WRITE),
+	/* Opcodes that carry a local data buffer (SGEs or inline data). */
+	SWR_OPS_DATA = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM) |
+		       SWR_OP(SEND_WITH_INV) | SWR_OP(RDMA_WRITE) |
+		       SWR_OP(RDMA_WRITE_WITH_IMM) | SWR_OP(RDMA_READ) |
+		       SWR_OP(ATOMIC_CMP_AND_SWP) | SWR_OP(ATOMIC_FETCH_AND_ADD),
+	/* The subset whose data may be inline: data sent, not received. */
+	SWR_OPS_INLINE = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM) |
+			 SWR_OP(SEND_WITH_INV) | SWR_OP(RDMA_WRITE) |
+			 SWR_OP(RDMA_WRITE_WITH_IMM),
+};
+
+/* ibv_create_qp_ex() send_ops_flags per QP type */
+enum {
+	SWR_QPX_UD = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
+	SWR_QPX_UC = SWR_QPX_UD | IBV_QP_EX_WITH_RDMA_WRITE |
+		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		     IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW,
+	SWR_QPX_RC = SWR_QPX_UC | IBV_QP_EX_WITH_RDMA_READ |
+		     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		     IBV_QP_EX_WITH_SEND_WITH_INV |
+		     IBV_QP_EX_WITH_ATOMIC_WRITE,
+	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD |
+			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			    IBV_QP_INIT_ATTR_CREATE_FLAGS,
+};
+
+/* The uAPI numbers its opcodes as enum ibv_wr_opcode does. */
+#define SWR_SAME_OP(op) \
+	_Static_assert((int)SWROCE_WR_##op == (int)IBV_WR_##op, \
+		       "swroce_wr_opcode: " #op " is not ibv_wr_opcode's")
+SWR_SAME_OP(RDMA_WRITE);
+SWR_SAME_OP(RDMA_WRITE_WITH_IMM);
+SWR_SAME_OP(SEND);
+SWR_SAME_OP(SEND_WITH_IMM);
+SWR_SAME_OP(RDMA_READ);
+SWR_SAME_OP(ATOMIC_CMP_AND_SWP);
+SWR_SAME_OP(ATOMIC_FETCH_AND_ADD);
+SWR_SAME_OP(LOCAL_INV);
+SWR_SAME_OP(BIND_MW);
+SWR_SAME_OP(SEND_WITH_INV);
+SWR_SAME_OP(ATOMIC_WRITE);
+_Static_assert(sizeof(struct swroce_send_wqe) == 64,
+	       "the send WQE header is 64 bytes");
+
+static struct swr_qp *ex_to_swr_qp(struct ibv_qp_ex *ibqpx)
+{
+	return container_of(ibqpx, struct swr_qp, vqp.qp_ex);
+}
+
+/* C10-29/C10-97: no send WRs before RTS, no receive WRs in RESET. */
+static bool swr_qp_may_send(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
+/* Send queue ring ------------------------------------------------------ */
+
+static int swr_sq_map(struct swr_sq *sq, int cmd_fd,
+		      const struct swroce_create_qp_resp *r,
+		      const struct ibv_qp_cap *cap)
+{
+	size_t hdr = sizeof(struct swroce_send_wqe);
+	void *ring;
+
+	if (!r->sq_mmap_size)
+		return 0;	/* no send queue (max_send_wr 0) */
+	if (!r->sq_num_wqe || (r->sq_num_wqe & (r->sq_num_wqe - 1)) ||
+	    r->sq_wqe_stride < hdr ||
+	    (r->sq_wqe_stride & (r->sq_wqe_stride - 1)) ||
+	    r->sq_mmap_size < sizeof(struct swroce_sq_ring) +
+			      (uint64_t)r->sq_num_wqe * r->sq_wqe_stride)
+		return EPROTO;
+	/* What we enforce: what the caller was told, and what fits. */
+	sq->max_sge = r->sq_max_sge < cap->max_send_sge ? r->sq_max_sge :
+							  cap->max_send_sge;
+	sq->max_inline = r->sq_max_inline < cap->max_inline_data ?
+			 r->sq_max_inline : cap->max_inline_data;
+	if (hdr + (size_t)sq->max_sge * sizeof(struct swroce_sge) >
+	    r->sq_wqe_stride || hdr + sq->max_inline > r->sq_wqe_stride)
+		return EPROTO;
+
+	ring = mmap(NULL, r->sq_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    cmd_fd, r->sq_mmap_offset);
+	if (ring == MAP_FAILED)
+		return errno;
+	sq->ring = ring;
+	sq->slots = (uint8_t *)ring + sizeof(struct swroce_sq_ring);
+	sq->map_size = r->sq_mmap_size;
+	sq->num_wqe = r->sq_num_wqe;
+	sq->wqe_stride = r->sq_wqe_stride;
+	sq->prod = 0;
+	sq->cons = 0;
+	return 0;
+}
+
+static struct swroce_send_wqe *swr_sq_slot(struct swr_sq *sq, uint32_t idx)
+{
+	return (void *)(sq->slots +
+			(size_t)(idx & (sq->num_wqe - 1)) * sq->wqe_stride);
+}
+
+/*
+ * True when slot idx is still the kernel's. The acquire load orders the
+ * kernel's copying-out of a slot before our next write to it.
+ */
+static bool swr_sq_full(struct swr_sq *sq, uint32_t idx)
+{
+	if (!sq->num_wqe)
+		return true;	/* the QP has no send queue */
+	if (idx - sq->cons < sq->num_wqe)
+		return false;
+	sq->cons = atomic_load_explicit(&sq->ring->cons.idx,
+					memory_order_acquire);
+	return idx - sq->cons >= sq->num_wqe;
+}
+
+/*
+ * Publish the WQEs up to prod; under sq->lock. Returns whether the caller
+ * must ring the doorbell: the poller may be asleep. The full fence pairs
+ * with the poller's between setting NEED_WAKEUP and its last look at prod.
+ */
+static bool swr_sq_publish(struct swr_sq *sq, uint32_t prod)
+{
+	if (prod == sq->prod)
+		return false;
+	sq->prod = prod;
+	atomic_store_explicit(&sq->ring->prod.idx, prod, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(&sq->ring->flags.idx,
+				    memory_order_relaxed) &
+	       SWROCE_SQ_NEED_WAKEUP;
+}
+
+/* The doorbell: the post_send command with no work requests. */
+static int swr_sq_doorbell(struct swr_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+/* Building WQEs -------------------------------------------------------- */
+
+static uint8_t swr_wqe_flags(unsigned int send_flags)
+{
+	uint8_t flags = 0;
+
+	if (send_flags & IBV_SEND_SIGNALED)
+		flags |= SWROCE_WQE_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		flags |= SWROCE_WQE_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		flags |= SWROCE_WQE_FENCE;
+	return flags;
+}
+
+static void swr_wqe_init(struct swroce_send_wqe *wqe, uint64_t wr_id,
+			 uint8_t opcode, uint8_t flags)
+{
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr_id;
+	wqe->opcode = opcode;
+	wqe->flags = flags;
+}
+
+static void swr_wqe_bind(struct swroce_send_wqe *wqe, struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	wqe->bind.addr = info->addr;
+	wqe->bind.length = info->length;
+	wqe->bind.mw_rkey = mw->rkey;
+	wqe->bind.new_rkey = rkey;
+	wqe->bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->bind.access = info->mw_access_flags;
+}
+
+static void swr_wqe_sges(struct swroce_send_wqe *wqe,
+			 const struct ibv_sge *sg, size_t num_sge)
+{
+	struct swroce_sge *sge = (struct swroce_sge *)(wqe + 1);
+	size_t i;
+
+	for (i = 0; i < num_sge; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].length;
+		sge[i].lkey = sg[i].lkey;
+	}
+	wqe->num_sge = num_sge;
+	wqe->inline_len = 0;
+	wqe->flags &= ~SWROCE_WQE_INLINE;
+}
+
+/* Inline data from the buffers an ibv_send_wr's SGEs name; length checked. */
+static void swr_wqe_inline_sges(struct swroce_send_wqe *wqe,
+				const struct ibv_sge *sg, int num_sge,
+				uint32_t len)
+{
+	uint8_t *p = (uint8_t *)(wqe + 1);
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		memcpy(p, (void *)(uintptr_t)sg[i].addr, sg[i].length);
+		p += sg[i].length;
+	}
+	wqe->num_sge = 0;
+	wqe->inline_len = len;
+	wqe->flags |= SWROCE_WQE_INLINE;
+}
+
+/* Write one ibv_send_wr into slot idx; 0 or an errno value. */
+static int swr_post_one(struct swr_qp *qp, struct ibv_send_wr *wr,
+			uint32_t idx)
+{
+	struct swr_sq *sq = &qp->sq;
+	struct swroce_send_wqe *wqe;
+	uint64_t len = 0;
+	bool inl;
+	int i;
+
+	/* ATOMIC_WRITE has no ibv_send_wr field for its data: ibv_wr_*(). */
+	if ((unsigned int)wr->opcode >= 32 ||
+	    wr->opcode == IBV_WR_ATOMIC_WRITE ||
+	    !(qp->ops & (1u << wr->opcode)))
+		return EINVAL;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sq->max_sge)
+		return EINVAL;
+	inl = (wr->send_flags & IBV_SEND_INLINE) &&
+	      (SWR_OPS_INLINE & (1u << wr->opcode));
+	if (inl) {
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > sq->max_inline)
+			return EINVAL;
+	}
+	switch (wr->opcode) {
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (wr->wr.atomic.remote_addr & 7)
+			return EINVAL;
+		break;
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw)
+			return EINVAL;
+		break;
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+			return EINVAL;
+		break;
+	default:
+		break;
+	}
+	if (swr_sq_full(sq, idx))
+		return ENOMEM;
+
+	wqe = swr_sq_slot(sq, idx);
+	swr_wqe_init(wqe, wr->wr_id, wr->opcode,
+		     swr_wqe_flags(wr->send_flags));
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		wqe->rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe->atomic.swap = wr->wr.atomic.swap;
+		wqe->atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		wqe->ex = wr->invalidate_rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		swr_wqe_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+			     &wr->bind_mw.bind_info);
+		break;
+	default:	/* IBV_WR_SEND, IBV_WR_SEND_WITH_IMM */
+		if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+			wqe->ud.ahn = to_swr_ah(wr->wr.ud.ah)->ahn;
+			wqe->ud.remote_qpn = wr->wr.ud.remote_qpn;
+			wqe->ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
+		break;
+	}
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ex = wr->imm_data;
+	if (!(SWR_OPS_DATA & (1u << wr->opcode)))
+		return 0;
+	if (inl)
+		swr_wqe_inline_sges(wqe, wr->sg_list, wr->num_sge, len);
+	else
+		swr_wqe_sges(wqe, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct swr_qp *qp = to_swr_qp(ibqp);
+	struct swr_sq *sq = &qp->sq;
+	bool doorbell;
+	uint32_t idx;
+	int err = 0;
+
+	if (!swr_qp_may_send(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&sq->lock);
+	for (idx = sq->prod; wr; wr = wr->next, idx++) {
+		err = swr_post_one(qp, wr, idx);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	doorbell = swr_sq_publish(sq, idx);
+	pthread_spin_unlock(&sq->lock);
+	if (doorbell) {
+		int db_err = swr_sq_doorbell(qp);
+
+		if (db_err && !err) {
+			/* The WRs are in the ring; the poller may never see them. */
+			*bad_wr = NULL;
+			err = db_err;
+		}
+	}
+	return err;
+}
+
+int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	struct swr_qp *qp = to_swr_qp(ibqp);
+	int err, db_err;
+
+	if (ibqp->state == IBV_QPS_RESET || ibqp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	if (!qp->rq.num_wqe) {
+		*bad_wr = wr;
+		return ENOMEM;
+	}
+	err = swr_wq_post_recv(&qp->rq, wr, bad_wr);
+	/*
+	 * In the error state the poller flushes what we post: the same
+	 * NEED_WAKEUP protocol as the send queue (the poller rechecks the
+	 * receive queue of a QP in error before it sleeps).
+	 */
+	if (ibqp->state == IBV_QPS_ERR) {
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&qp->sq.ring->flags.idx,
+					 memory_order_relaxed) &
+		    SWROCE_SQ_NEED_WAKEUP) {
+			db_err = swr_sq_doorbell(qp);
+			if (db_err && !err) {
+				*bad_wr = NULL;
+				err = db_err;
+			}
+		}
+	}
+	return err;
+}
+
+/* The ibv_wr_*() API (struct ibv_qp_ex) --------------------------------- */
+
+/*
+ * The builders (wr_send() ...) each take the next slot; the setters
+ * (wr_set_*()) complete the WQE the last builder started. Nothing is
+ * published before wr_complete(); an error fails the whole batch there.
+ */
+static struct swroce_send_wqe *swr_wr_new(struct ibv_qp_ex *ibqpx,
+					  uint8_t opcode)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	struct swroce_send_wqe *wqe;
+
+	qp->wqe = NULL;
+	if (qp->err)
+		return NULL;
+	if (swr_sq_full(&qp->sq, qp->cur)) {
+		qp->err = ENOMEM;
+		return NULL;
+	}
+	wqe = swr_sq_slot(&qp->sq, qp->cur++);
+	swr_wqe_init(wqe, ibqpx->wr_id, opcode, swr_wqe_flags(ibqpx->wr_flags));
+	qp->wqe = wqe;
+	return wqe;
+}
+
+static void swr_wr_send(struct ibv_qp_ex *ibqpx)
+{
+	swr_wr_new(ibqpx, SWROCE_WR_SEND);
+}
+
+static void swr_wr_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx,
+						 SWROCE_WR_SEND_WITH_IMM);
+
+	if (wqe)
+		wqe->ex = imm_data;
+}
+
+static void swr_wr_send_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx,
+						 SWROCE_WR_SEND_WITH_INV);
+
+	if (wqe)
+		wqe->ex = invalidate_rkey;
+}
+
+static void swr_wr_rdma(struct ibv_qp_ex *ibqpx, uint8_t opcode,
+			uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx, opcode);
+
+	if (!wqe)
+		return;
+	wqe->ex = imm_data;
+	wqe->rdma.remote_addr = remote_addr;
+	wqe->rdma.rkey = rkey;
+}
+
+static void swr_wr_rdma_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	swr_wr_rdma(ibqpx, SWROCE_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void swr_wr_rdma_write_imm(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				  uint64_t remote_addr, __be32 imm_data)
+{
+	swr_wr_rdma(ibqpx, SWROCE_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		    imm_data);
+}
+
+static void swr_wr_rdma_read(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			     uint64_t remote_addr)
+{
+	swr_wr_rdma(ibqpx, SWROCE_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void swr_wr_atomic(struct ibv_qp_ex *ibqpx, uint8_t opcode,
+			  uint32_t rkey, uint64_t remote_addr,
+			  uint64_t compare_add, uint64_t swap)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx, opcode);
+
+	if (!wqe)
+		return;
+	if (remote_addr & 7) {
+		qp->err = EINVAL;
+		qp->wqe = NULL;
+		return;
+	}
+	wqe->atomic.remote_addr = remote_addr;
+	wqe->atomic.compare_add = compare_add;
+	wqe->atomic.swap = swap;
+	wqe->atomic.rkey = rkey;
+}
+
+static void swr_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				  uint64_t remote_addr, uint64_t compare,
+				  uint64_t swap)
+{
+	swr_wr_atomic(ibqpx, SWROCE_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+		      compare, swap);
+}
+
+static void swr_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t add)
+{
+	swr_wr_atomic(ibqpx, SWROCE_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+		      add, 0);
+}
+
+/* The 8 bytes travel as they are in memory (compare_add, memcpy'd). */
+static void swr_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				uint64_t remote_addr, const void *atomic_wr)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx,
+						 SWROCE_WR_ATOMIC_WRITE);
+
+	if (!wqe)
+		return;
+	wqe->atomic.remote_addr = remote_addr;
+	memcpy(&wqe->atomic.compare_add, atomic_wr, 8);
+	wqe->atomic.rkey = rkey;
+}
+
+static void swr_wr_local_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx, SWROCE_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->ex = invalidate_rkey;
+	/* no data: the setters must not touch it */
+	ex_to_swr_qp(ibqpx)->wqe = NULL;
+}
+
+static void swr_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			   uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct swroce_send_wqe *wqe = swr_wr_new(ibqpx, SWROCE_WR_BIND_MW);
+
+	if (wqe)
+		swr_wqe_bind(wqe, mw, rkey, info);
+	ex_to_swr_qp(ibqpx)->wqe = NULL;
+}
+
+static void swr_wr_set_sge(struct ibv_qp_ex *ibqpx, uint32_t lkey,
+			   uint64_t addr, uint32_t length)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	if (!qp->wqe)
+		return;
+	/* A zero-length buffer is no buffer: nothing to check a key for. */
+	swr_wqe_sges(qp->wqe, &sge, length ? 1 : 0);
+}
+
+static void swr_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
+				const struct ibv_sge *sg_list)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+
+	if (!qp->wqe)
+		return;
+	if (num_sge > qp->sq.max_sge) {
+		qp->err = EINVAL;
+		qp->wqe = NULL;
+		return;
+	}
+	swr_wqe_sges(qp->wqe, sg_list, num_sge);
+}
+
+static void swr_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
+					size_t num_buf,
+					const struct ibv_data_buf *buf_list)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	struct swroce_send_wqe *wqe = qp->wqe;
+	uint8_t *p;
+	size_t len = 0, i;
+
+	if (!wqe)
+		return;
+	for (i = 0; i < num_buf; i++) {
+		len += buf_list[i].length;
+		if (len > qp->sq.max_inline) {
+			qp->err = EINVAL;
+			qp->wqe = NULL;
+			return;
+		}
+	}
+	p = (uint8_t *)(wqe + 1);
+	for (i = 0; i < num_buf; i++) {
+		memcpy(p, buf_list[i].addr, buf_list[i].length);
+		p += buf_list[i].length;
+	}
+	wqe->num_sge = 0;
+	wqe->inline_len = len;
+	wqe->flags |= SWROCE_WQE_INLINE;
+}
+
+static void swr_wr_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
+				   size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	swr_wr_set_inline_data_list(ibqpx, 1, &buf);
+}
+
+static void swr_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
+			       uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+
+	if (!qp->wqe || qp->vqp.qp.qp_type != IBV_QPT_UD)
+		return;
+	if (!ah) {
+		qp->err = EINVAL;
+		qp->wqe = NULL;
+		return;
+	}
+	qp->wqe->ud.ahn = to_swr_ah(ah)->ahn;
+	qp->wqe->ud.remote_qpn = remote_qpn;
+	qp->wqe->ud.remote_qkey = remote_qkey;
+}
+
+static void swr_wr_start(struct ibv_qp_ex *ibqpx)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->cur = qp->sq.prod;
+	qp->wqe = NULL;
+	qp->err = swr_qp_may_send(&qp->vqp.qp) ? 0 : EINVAL;
+}
+
+static int swr_wr_complete(struct ibv_qp_ex *ibqpx)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	int err = qp->err;
+	bool doorbell = false;
+
+	if (!err)
+		doorbell = swr_sq_publish(&qp->sq, qp->cur);
+	qp->wqe = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (doorbell)
+		err = swr_sq_doorbell(qp);
+	return err;
+}
+
+static void swr_wr_abort(struct ibv_qp_ex *ibqpx)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+
+	qp->wqe = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void swr_qp_set_wr_ops(struct swr_qp *qp, uint64_t flags)
+{
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+
+	if (flags & IBV_QP_EX_WITH_SEND)
+		x->wr_send = swr_wr_send;
+	if (flags & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		x->wr_send_imm = swr_wr_send_imm;
+	if (flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		x->wr_send_inv = swr_wr_send_inv;
+	if (flags & IBV_QP_EX_WITH_RDMA_WRITE)
+		x->wr_rdma_write = swr_wr_rdma_write;
+	if (flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		x->wr_rdma_write_imm = swr_wr_rdma_write_imm;
+	if (flags & IBV_QP_EX_WITH_RDMA_READ)
+		x->wr_rdma_read = swr_wr_rdma_read;
+	if (flags & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		x->wr_atomic_cmp_swp = swr_wr_atomic_cmp_swp;
+	if (flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		x->wr_atomic_fetch_add = swr_wr_atomic_fetch_add;
+	if (flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		x->wr_atomic_write = swr_wr_atomic_write;
+	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = swr_wr_local_inv;
+	if (flags & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = swr_wr_bind_mw;
+	x->wr_set_sge = swr_wr_set_sge;
+	x->wr_set_sge_list = swr_wr_set_sge_list;
+	x->wr_set_inline_data = swr_wr_set_inline_data;
+	x->wr_set_inline_data_list = swr_wr_set_inline_data_list;
+	x->wr_set_ud_addr = swr_wr_set_ud_addr;
+	x->wr_start = swr_wr_start;
+	x->wr_complete = swr_wr_complete;
+	x->wr_abort = swr_wr_abort;
+}
+
+/* Create, modify, query, destroy ------------------------------------------ */
+
+/* The opcodes @type may post; 0 for a type we do not offer. */
+static uint32_t swr_qp_type_ops(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return SWR_OPS_RC;
+	case IBV_QPT_UC:
+		return SWR_OPS_UC;
+	case IBV_QPT_UD:
+		return SWR_OPS_UD;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t swr_qp_type_wr_flags(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return SWR_QPX_RC;
+	case IBV_QPT_UC:
+		return SWR_QPX_UC;
+	default:
+		return SWR_QPX_UD;
+	}
+}
+
+static struct swr_qp *swr_qp_alloc(enum ibv_qp_type type)
+{
+	struct swr_qp *qp;
+	int err;
+
+	if (!swr_qp_type_ops(type)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->ops = swr_qp_type_ops(type);
+	return qp;
+}
+
+static void swr_qp_free(struct swr_qp *qp)
+{
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+}
+
+/* Map the rings the kernel described; 0 or an errno value. */
+static int swr_qp_map(struct swr_qp *qp, int cmd_fd,
+		      const struct swroce_create_qp_resp *r,
+		      const struct ibv_qp_cap *cap, bool has_srq)
+{
+	uint32_t max_sge;
+	int err;
+
+	err = swr_sq_map(&qp->sq, cmd_fd, r, cap);
+	if (err)
+		return err;
+	if (has_srq || !r->rq_mmap_size)
+		return 0;	/* no receive queue of its own */
+	max_sge = r->rq_max_sge < cap->max_recv_sge ? r->rq_max_sge :
+						      cap->max_recv_sge;
+	err = swr_wq_map(&qp->rq, cmd_fd, r->rq_num_wqe, r->rq_wqe_stride,
+			 max_sge, r->rq_mmap_offset, r->rq_mmap_size);
+	if (err) {
+		if (qp->sq.num_wqe)
+			munmap(qp->sq.ring, qp->sq.map_size);
+		qp->sq.num_wqe = 0;
+		qp->rq.num_wqe = 0;
+	}
+	return err;
+}
+
+static void swr_qp_unmap(struct swr_qp *qp)
+{
+	if (qp->rq.num_wqe)
+		swr_wq_unmap(&qp->rq);
+	if (qp->sq.num_wqe)
+		munmap(qp->sq.ring, qp->sq.map_size);
+}
+
+struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
+			     struct ibv_qp_init_attr *attr)
+{
+	struct swr_create_qp_cmd cmd = {};
+	struct swr_create_qp_cmd_resp resp = {};
+	struct swr_qp *qp;
+	int err;
+
+	qp = swr_qp_alloc(attr->qp_type);
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = swr_qp_map(qp, ibpd->context->cmd_fd, &resp.drv_payload,
+			 &attr->cap, attr->srq);
+	if (err)
+		goto err_destroy;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	swr_qp_free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct swr_create_qp_ex_cmd cmd = {};
+	struct swr_create_qp_ex_cmd_resp resp = {};
+	struct swr_qp *qp;
+	int err;
+
+	if ((attr->comp_mask & ~(uint32_t)SWR_QPX_COMP_MASK) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	     (attr->send_ops_flags &
+	      ~swr_qp_type_wr_flags(attr->qp_type)))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = swr_qp_alloc(attr->qp_type);
+	if (!qp)
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		swr_qp_set_wr_ops(qp, attr->send_ops_flags);
+
+	err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = swr_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload, &attr->cap,
+			 attr->srq);
+	if (err)
+		goto err_destroy;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	swr_qp_free(qp);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * Drop @qpn's completions from @cq (libmlx5's mlx5_cq_clean): a QP moved
+ * to RESET leaves none behind. The kernel only writes slots at and after
+ * the ring's prod, so the survivors move towards prod, newest first, and
+ * our consumer index moves up past the holes.
+ */
+static void swr_cq_clean(struct swr_cq *cq, uint32_t qpn)
+{
+	uint32_t prod, i, dst, mask;
+
+	pthread_spin_lock(&cq->lock);
+	if (!cq->num_cqe)
+		goto out;
+	mask = cq->num_cqe - 1;
+	prod = atomic_load_explicit(&cq->ring->prod.idx, memory_order_acquire);
+	dst = prod;
+	for (i = prod; i != cq->cons; i--) {
+		struct swroce_cqe *cqe = &cq->ring->cqe[(i - 1) & mask];
+
+		if (cqe->qp_num == qpn)
+			continue;
+		dst--;
+		if (dst != i - 1)
+			cq->ring->cqe[dst & mask] = *cqe;
+	}
+	if (dst != cq->cons) {
+		cq->cons = dst;
+		cq->prod = prod;
+		atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
+				      memory_order_release);
+	}
+out:
+	pthread_spin_unlock(&cq->lock);
+}
+
+int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err || !(attr_mask & IBV_QP_STATE) ||
+	    attr->qp_state != IBV_QPS_RESET)
+		return err;
+	if (ibqp->recv_cq)
+		swr_cq_clean(to_swr_cq(ibqp->recv_cq), ibqp->qp_num);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		swr_cq_clean(to_swr_cq(ibqp->send_cq), ibqp->qp_num);
+	return 0;
+}
+
+int swr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int swr_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct swr_qp *qp = to_swr_qp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	swr_qp_unmap(qp);
+	swr_qp_free(qp);
+	return 0;
+}

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers for the data-path selftests: two QPs on the device under test
+ * (a client and a server), connected to each other through the device's
+ * own RoCEv2 GID, with a CQ per queue so that each test can tell the
+ * requester's completions from the responder's.
+ *
+ * Everything returns 0 or a negative errno and never asserts: the tests
+ * decide what a failure means.
+ */
+#ifndef SWR_QP_TEST_H
+#define SWR_QP_TEST_H
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "swr_test.h"
+
+/* How long a completion may take in a slow (TCG) guest. */
+#define SWR_CQ_TIMEOUT_MS	20000
+
+static inline uint64_t swr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The test pattern: byte @i of a buffer filled with @seed. Not periodic
+ * in 256 or any power of two, so a copy from a wrong offset shows.
+ */
+static inline uint8_t swr_pat(size_t i, uint8_t seed)
+{
+	uint32_t x = (uint32_t)i * 0x9e3779b1u;
+
+	return (uint8_t)((x >> 24) ^ (x >> 11) ^ seed);
+}
+
+static inline void swr_fill(void *buf, size_t len, uint8_t seed)
+{
+	uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = swr_pat(i, seed);
+}
+
+/* Offset of the first byte that differs from the pattern, or -1. */
+static inline long swr_check(const void *buf, size_t len, uint8_t seed)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != swr_pat(i, seed))
+			return (long)i;
+	return -1;
+}
+
+/* Offset of the first byte that is not @c, or -1. */
+static inline long swr_check_byte(const void *buf, size_t len, uint8_t c)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != c)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * A RoCEv2 GID of port 1: an IPv4-mapped one (::ffff:a.b.c.d) when @ipv4,
+ * otherwise a global IPv6 one (not link-local fe80::).
+ */
+static inline int swr_find_gid(struct ibv_context *ctx, bool ipv4,
+			       int *index, union ibv_gid *gid)
+{
+	static const uint8_t v4pfx[12] = { [10] = 0xff, [11] = 0xff };
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry e;
+	int i;
+
+	if (ibv_query_port(ctx, 1, &pa))
+		return -errno;
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		if (ibv_query_gid_ex(ctx, 1, i, &e, 0))
+			continue;
+		if (e.gid_type != IBV_GID_TYPE_ROCE_V2)
+			continue;
+		if (ipv4 != !memcmp(e.gid.raw, v4pfx, sizeof(v4pfx)))
+			continue;
+		if (!ipv4 && e.gid.raw[0] == 0xfe && (e.gid.raw[1] & 0xc0) == 0x80)
+			continue;
+		*index = i;
+		*gid = e.gid;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* What a test may change about the QPs of a pair. */
+struct swr_qp_opts {
+	enum ibv_qp_type type;	/* 0 means RC */
+	int sq_sig_all;
+	uint32_t max_send_wr;	/* 0: 64 */
+	uint32_t max_recv_wr;	/* 0: 64 */
+	uint32_t max_sge;	/* 0: 4 */
+	uint32_t max_inline;
+	int cqe;		/* 0: 256 */
+	uint64_t send_ops_flags;	/* non-zero: an extended QP (qp_ex) */
+	struct ibv_srq *srq;	/* the server's receive queue */
+	struct ibv_comp_channel *channel;	/* for every CQ */
+	int access;		/* qp_access_flags; -1: none */
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;	/* 0: 12 (0.64 ms) */
+	uint8_t timeout;	/* 0: 14 */
+	uint8_t retry_cnt;
+	uint8_t max_rd_atomic;	/* 0: 16 */
+	bool ipv6;		/* connect through the IPv6 GID */
+	uint64_t cq_wc_flags;	/* non-zero: extended CQs (ibv_create_cq_ex) */
+};
+
+struct swr_end {
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;	/* with send_ops_flags */
+	struct ibv_cq *scq;
+	struct ibv_cq *rcq;
+};
+
+#define SWR_QKEY	0x11111111u
+
+struct swr_pair {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	int gid_index;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+	struct swr_qp_opts o;
+	struct swr_end c;	/* client: the requester */
+	struct swr_end s;	/* server: the responder */
+};
+
+#define SWR_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+static inline int swr_end_create(struct swr_pair *p, struct swr_end *e,
+				 struct ibv_srq *srq)
+{
+	const struct swr_qp_opts *o = &p->o;
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = o->type ? o->type : IBV_QPT_RC,
+		.sq_sig_all = o->sq_sig_all,
+		.cap = {
+			.max_send_wr = o->max_send_wr ? o->max_send_wr : 64,
+			.max_recv_wr = o->max_recv_wr ? o->max_recv_wr : 64,
+			.max_send_sge = o->max_sge ? o->max_sge : 4,
+			.max_recv_sge = o->max_sge ? o->max_sge : 4,
+			.max_inline_data = o->max_inline,
+		},
+		.srq = srq,
+		.pd = p->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	int cqe = o->cqe ? o->cqe : 256;
+
+	if (o->cq_wc_flags) {
+		struct ibv_cq_init_attr_ex ca = {
+			.cqe = cqe, .channel = o->channel,
+			.wc_flags = o->cq_wc_flags,
+		};
+		struct ibv_cq_ex *ex;
+
+		ex = ibv_create_cq_ex(p->ctx, &ca);
+		if (!ex)
+			return -errno;
+		e->scq = ibv_cq_ex_to_cq(ex);
+		ex = ibv_create_cq_ex(p->ctx, &ca);
+		if (!ex)
+			return -errno;
+		e->rcq = ibv_cq_ex_to_cq(ex);
+	} else {
+		e->scq = ibv_create_cq(p->ctx, cqe, NULL, o->channel, 0);
+		if (!e->scq)
+			return -errno;
+		e->rcq = ibv_create_cq(p->ctx, cqe, NULL, o->channel, 0);
+		if (!e->rcq)
+			return -errno;
+	}
+	a.send_cq = e->scq;
+	a.recv_cq = e->rcq;
+	if (o->send_ops_flags) {
+		a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.send_ops_flags = o->send_ops_flags;
+	}
+	e->qp = ibv_create_qp_ex(p->ctx, &a);
+	if (!e->qp)
+		return errno ? -errno : -EIO;
+	if (o->send_ops_flags) {
+		e->qpx = ibv_qp_to_qp_ex(e->qp);
+		if (!e->qpx)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static inline void swr_end_destroy(struct swr_end *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->scq)
+		ibv_destroy_cq(e->scq);
+	if (e->rcq)
+		ibv_destroy_cq(e->rcq);
+	memset(e, 0, sizeof(*e));
+}
+
+/* RESET -> INIT -> RTR -> RTS towards @remote_qpn. */
+static inline int swr_qp_connect(struct swr_pair *p, struct ibv_qp *qp,
+				 uint32_t remote_qpn)
+{
+	const struct swr_qp_opts *o = &p->o;
+	struct ibv_qp_attr a;
+	int mask, ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = SWR_QKEY;
+		mask |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = o->access < 0 ? 0 :
+				    o->access ? o->access : SWR_ALL_ACCESS;
+		if (qp->qp_type == IBV_QPT_UC)
+			a.qp_access_flags &= ~(IBV_ACCESS_REMOTE_READ |
+					       IBV_ACCESS_REMOTE_ATOMIC);
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (ret)
+		return -ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	mask = IBV_QP_STATE;
+	if (qp->qp_type != IBV_QPT_UD) {
+		a.path_mtu = p->mtu;
+		a.dest_qp_num = remote_qpn;
+		a.rq_psn = 0x1234;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = p->gid;
+		a.ah_attr.grh.sgid_index = p->gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+		if (qp->qp_type == IBV_QPT_RC) {
+			a.max_dest_rd_atomic = 16;
+			a.min_rnr_timer = o->min_rnr_timer ?
+					  o->min_rnr_timer : 12;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER;
+		}
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
+	if (ret)
+		return -ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x1234;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.timeout = o->timeout ? o->timeout : 14;
+		a.retry_cnt = o->retry_cnt;
+		a.rnr_retry = o->rnr_retry;
+		a.max_rd_atomic = o->max_rd_atomic ? o->max_rd_atomic : 16;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
+	return -ret;
+}
+
+static inline int swr_pair_connect(struct swr_pair *p)
+{
+	int ret;
+
+	ret = swr_qp_connect(p, p->c.qp, p->s.qp->qp_num);
+	if (!ret)
+		ret = swr_qp_connect(p, p->s.qp, p->c.qp->qp_num);
+	return ret;
+}
+
+/* Open the device, a PD and the GID; no QPs yet. */
+static inline int swr_pair_open(struct swr_pair *p)
+{
+	struct ibv_port_attr pa;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->ctx = swr_open_test_dev();
+	if (!p->ctx)
+		return -ENODEV;
+	p->pd = ibv_alloc_pd(p->ctx);
+	if (!p->pd)
+		return -errno;
+	if (ibv_query_port(p->ctx, 1, &pa))
+		return -errno;
+	p->mtu = pa.active_mtu < IBV_MTU_1024 ? pa.active_mtu : IBV_MTU_1024;
+	ret = swr_find_gid(p->ctx, true, &p->gid_index, &p->gid);
+	return ret;
+}
+
+/* Create and connect both QPs as @o says. */
+static inline int swr_pair_create(struct swr_pair *p,
+				  const struct swr_qp_opts *o)
+{
+	int ret;
+
+	if (o)
+		p->o = *o;
+	if (p->o.ipv6) {
+		ret = swr_find_gid(p->ctx, false, &p->gid_index, &p->gid);
+		if (ret)
+			return ret;
+	}
+	ret = swr_end_create(p, &p->c, NULL);
+	if (!ret)
+		ret = swr_end_create(p, &p->s, p->o.srq);
+	if (!ret)
+		ret = swr_pair_connect(p);
+	return ret;
+}
+
+static inline void swr_pair_destroy_qps(struct swr_pair *p)
+{
+	swr_end_destroy(&p->c);
+	swr_end_destroy(&p->s);
+}
+
+static inline void swr_pair_close(struct swr_pair *p)
+{
+	swr_pair_destroy_qps(p);
+	if (p->pd)
+		ibv_dealloc_pd(p->pd);
+	if (p->ctx)
+		ibv_close_device(p->ctx);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Fresh QPs with the same options: after an error left them in ERR. */
+static inline int swr_pair_renew(struct swr_pair *p)
+{
+	swr_pair_destroy_qps(p);
+	return swr_pair_create(p, NULL);
+}
+
+/*
+ * Wait for one completion on @cq for up to @ms: 1, 0 on timeout, or a
+ * negative errno when polling fails.
+ */
+static inline int swr_poll_wait(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? -EIO : 1;
+		if (swr_now_ms() > end)
+			return 0;
+		sched_yield();
+	}
+}
+
+static inline int swr_wait(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	return swr_poll_wait(cq, wc, SWR_CQ_TIMEOUT_MS);
+}
+
+/* Count completions on @cq within @ms (a "nothing arrives" check). */
+static inline int swr_cq_count(struct ibv_cq *cq, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	struct ibv_wc wc;
+	int n = 0, r;
+
+	while (swr_now_ms() <= end) {
+		r = ibv_poll_cq(cq, 1, &wc);
+		if (r < 0)
+			return -EIO;
+		n += r;
+		if (!r)
+			usleep(1000);
+	}
+	return n;
+}
+
+static inline int swr_post_send1(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				 uint64_t wr_id, void *addr, uint32_t len,
+				 uint32_t lkey, uint64_t raddr, uint32_t rkey,
+				 unsigned int flags)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = len || !addr ? 1 : 0,
+		.opcode = op,
+		.send_flags = flags,
+	}, *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static inline int swr_post_recv1(struct ibv_qp *qp, uint64_t wr_id,
+				 void *addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* The QP's state, or -errno. */
+static inline int swr_qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int ret;
+
+	ret = ibv_query_qp(qp, &a, IBV_QP_STATE, &init);
+	return ret ? -ret : (int)a.qp_state;
+}
+
+/* Wait up to @ms for @qp to reach @state; the state last seen. */
+static inline int swr_qp_wait_state(struct ibv_qp *qp, int state, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	int s;
+
+	for (;;) {
+		s = swr_qp_state(qp);
+		if (s == state || swr_now_ms() > end)
+			return s;
+		usleep(1000);
+	}
+}
+
+/*
+ * Wait up to @ms for an async event of @type on @ctx; acks every event
+ * read. Returns 1 and fills @ev when found, 0 on timeout.
+ */
+static inline int swr_wait_async(struct ibv_context *ctx,
+				 enum ibv_event_type type,
+				 struct ibv_async_event *ev, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event e;
+	int left, flags;
+
+	/* ibv_get_async_event() blocks: only call it once poll says so. */
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+	for (;;) {
+		left = (int)(end - swr_now_ms());
+		if (left < 0 || poll(&pfd, 1, left) <= 0)
+			return 0;
+		if (ibv_get_async_event(ctx, &e))
+			continue;
+		ibv_ack_async_event(&e);
+		if (e.event_type == type) {
+			*ev = e;
+			return 1;
+		}
+	}
+}
+
+/* A writable sysfs attribute of the device under test: 0 or -errno. */
+static inline int swr_ibdev_write(const char *attr, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s",
+		 swr_test_dev(), attr);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? (int)n : 0;
+}
+
+#endif /* SWR_QP_TEST_H */

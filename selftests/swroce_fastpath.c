@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The syscall-free data path. While the device's poller is awake, posting
+ * is a store to the mapped send queue and polling a load from the mapped
+ * CQ: a stream of RDMA WRITEs must make no doorbell call (port counter
+ * "doorbells") and, seen by strace, no system call per operation at all.
+ * Once the poller has been idle for poll_idle_us it sleeps, and the next
+ * post wakes it with exactly one doorbell. poll_idle_us is a sysfs
+ * attribute of the device.
+ *
+ * The stream length is SWR_FASTPATH_OPS (default 100000).
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "swr_qp_test.h"
+
+#define BUFSZ		(64 * 1024)
+#define MSG		64
+#define DEPTH		8
+#define WARMUP		1000
+#define IDLE_ATTR	"swroce/poll_idle_us"
+/*
+ * While streaming the poller gets the longest idle time there is (1 s): an
+ * emulated CPU shared with other guests' work can stall this process for
+ * far more than the default 1 ms between two posts, and a poller that fell
+ * asleep then would rightly want a doorbell. The default is tested on its
+ * own below.
+ */
+#define STREAM_IDLE_US	"1000000"
+
+static long stream_ops(void)
+{
+	const char *s = getenv("SWR_FASTPATH_OPS");
+	long n = s ? strtol(s, NULL, 0) : 0;
+
+	return n > 0 ? n : 100000;
+}
+
+struct fp_ctx {
+	struct swr_pair p;
+	uint8_t *cbuf, *sbuf;
+	struct ibv_mr *cmr, *smr;
+};
+
+static int fp_open(struct fp_ctx *f)
+{
+	struct swr_qp_opts o = { .max_send_wr = 64, .cqe = 256 };
+	int ret;
+
+	ret = swr_pair_open(&f->p);
+	if (ret)
+		return ret;
+	f->cbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f->sbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (f->cbuf == MAP_FAILED || f->sbuf == MAP_FAILED)
+		return -ENOMEM;
+	f->cmr = ibv_reg_mr(f->p.pd, f->cbuf, BUFSZ, SWR_ALL_ACCESS);
+	f->smr = ibv_reg_mr(f->p.pd, f->sbuf, BUFSZ, SWR_ALL_ACCESS);
+	if (!f->cmr || !f->smr)
+		return -errno;
+	return swr_pair_create(&f->p, &o);
+}
+
+static void fp_close(struct fp_ctx *f)
+{
+	swr_pair_destroy_qps(&f->p);
+	if (f->cmr)
+		ibv_dereg_mr(f->cmr);
+	if (f->smr)
+		ibv_dereg_mr(f->smr);
+	swr_pair_close(&f->p);
+}
+
+/*
+ * @n signaled RDMA WRITEs of MSG bytes with up to DEPTH outstanding, each
+ * carrying its sequence number into slot (seq % DEPTH) of the server
+ * buffer. No system call of its own. 0, or -1 with *@why set.
+ */
+static int stream(struct fp_ctx *f, long n, const char **why)
+{
+	long posted = 0, done = 0;
+	struct ibv_wc wc[DEPTH];
+	int i, k;
+
+	while (done < n) {
+		while (posted < n && posted - done < DEPTH) {
+			uint8_t *src = f->cbuf + (posted % DEPTH) * MSG;
+
+			memcpy(src, &posted, sizeof(posted));
+			if (swr_post_send1(f->p.c.qp, IBV_WR_RDMA_WRITE,
+					   posted, src, MSG, f->cmr->lkey,
+					   (uintptr_t)f->sbuf +
+					   (posted % DEPTH) * MSG,
+					   f->smr->rkey, IBV_SEND_SIGNALED)) {
+				*why = "post_send failed";
+				return -1;
+			}
+			posted++;
+		}
+		k = ibv_poll_cq(f->p.c.scq, DEPTH, wc);
+		if (k < 0) {
+			*why = "poll_cq failed";
+			return -1;
+		}
+		for (i = 0; i < k; i++, done++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				*why = ibv_wc_status_str(wc[i].status);
+				return -1;
+			}
+			if (wc[i].wr_id != (uint64_t)done) {
+				*why = "completion out of order";
+				return -1;
+			}
+		}
+	}
+	for (i = 0; i < DEPTH && i < n; i++) {
+		long seq = n - 1 - i, got;
+
+		memcpy(&got, f->sbuf + (seq % DEPTH) * MSG, sizeof(got));
+		if (got != seq) {
+			*why = "written data differs";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+FIXTURE(fp) {
+	struct fp_ctx f;
+	char idle_saved[32];
+};
+
+FIXTURE_SETUP(fp)
+{
+	int ret;
+
+	ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, self->idle_saved,
+				    sizeof(self->idle_saved)))
+		TH_LOG("no %s attribute", IDLE_ATTR);
+	ret = fp_open(&self->f);
+	ASSERT_EQ(0, ret) TH_LOG("setup: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(fp)
+{
+	fp_close(&self->f);
+	if (self->idle_saved[0])
+		swr_ibdev_write(IDLE_ATTR, self->idle_saved);
+}
+
+struct counters {
+	long long doorbells, wakeups, sleeps, consumed, completions;
+};
+
+static void read_counters(struct counters *c)
+{
+	c->doorbells = swr_counter("doorbells");
+	c->wakeups = swr_counter("poller_wakeups");
+	c->sleeps = swr_counter("poller_sleeps");
+	c->consumed = swr_counter("wqe_consumed");
+	c->completions = swr_counter("completions");
+}
+
+TEST_F_TIMEOUT(fp, no_doorbell_while_streaming, 900)
+{
+	long n = stream_ops();
+	struct counters a, b;
+	const char *why = "";
+	uint64_t t0, ms;
+
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, STREAM_IDLE_US));
+	/* The first posts may find the poller asleep: that is the warm-up. */
+	ASSERT_EQ(0, stream(&self->f, WARMUP, &why)) TH_LOG("%s", why);
+	read_counters(&a);
+	ASSERT_LE(0, a.doorbells);
+	t0 = swr_now_ms();
+	ASSERT_EQ(0, stream(&self->f, n, &why)) TH_LOG("%s", why);
+	ms = swr_now_ms() - t0;
+	read_counters(&b);
+	TH_LOG("%ld writes in %llu ms; doorbells +%lld, wakeups +%lld, sleeps +%lld",
+	       n, (unsigned long long)ms, b.doorbells - a.doorbells,
+	       b.wakeups - a.wakeups, b.sleeps - a.sleeps);
+	EXPECT_EQ(0, b.doorbells - a.doorbells);
+	EXPECT_EQ(0, b.wakeups - a.wakeups);
+	EXPECT_EQ(n, b.consumed - a.consumed);
+	EXPECT_EQ(n, b.completions - a.completions);
+}
+
+/* One row of `strace -c`: the call count of @name ("total" for all). */
+static long strace_calls(const char *file, const char *name)
+{
+	char line[256], sc[64];
+	double pct, secs;
+	long usecs, calls, ret = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%lf %lf %ld %ld", &pct, &secs, &usecs,
+			       &calls);
+		char *last;
+
+		if (n != 4)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		last = strrchr(line, ' ');
+		if (!last)
+			continue;
+		snprintf(sc, sizeof(sc), "%s", last + 1);
+		if (!strcmp(sc, name))
+			ret = calls;
+	}
+	fclose(f);
+	return ret;
+}
+
+static void dump_file(struct __test_metadata *_metadata, const char *file)
+{
+	char line[256];
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		TH_LOG("%s", line);
+	}
+	fclose(f);
+}
+
+/* The child: set up, then stream when told; its exit status says how. */
+static int strace_child(int ready_fd, int go_fd, long n, int pause_us)
+{
+	struct fp_ctx f;
+	const char *why;
+	char c = 'r';
+	long i;
+
+	memset(&f, 0, sizeof(f));
+	if (fp_open(&f) || stream(&f, WARMUP, &why))
+		return 2;
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 3;
+	if (!pause_us)
+		return stream(&f, n, &why) ? 4 : 0;
+	/* One write at a time, a pause after each. */
+	for (i = 0; i < n; i++)
+		if (stream(&f, 1, &why) || usleep(pause_us))
+			return 5;
+	/* Leave without tearing down: the loop is what was measured. */
+	return 0;
+}
+
+static int tracer_attached(pid_t pid)
+{
+	char path[64], line[128];
+	int tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+struct traced {
+	long total, ioctls, writes;	/* system calls strace counted */
+	long long doorbells;		/* the counter's rise meanwhile */
+};
+
+/*
+ * Run stream(@n) in a child process with strace -c attached only for the
+ * stream itself (set-up and warm-up happen before it attaches).
+ */
+static void run_traced(struct __test_metadata *_metadata, long n,
+		       int pause_us, struct traced *t)
+{
+	char out[] = "/tmp/swroce-fastpath-strace.XXXXXX";
+	int ready[2], go[2], status, fd, i;
+	pid_t child, tracer;
+	long long db0;
+	char c;
+
+	fd = mkstemp(out);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(strace_child(ready[1], go[0], n, pause_us));
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("child failed to set up");
+	close(ready[0]);
+
+	tracer = fork();
+	ASSERT_LE(0, tracer);
+	if (!tracer) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", child);
+		execlp("strace", "strace", "-c", "-f", "-o", out, "-p", pid,
+		       (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 1000 && !tracer_attached(child); i++)
+		usleep(10000);
+	ASSERT_NE(0, tracer_attached(child)) TH_LOG("strace did not attach");
+	/* strace attaches thread by thread; let it finish. */
+	usleep(200000);
+	db0 = swr_counter("doorbells");
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("the streaming child failed");
+	t->doorbells = swr_counter("doorbells") - db0;
+	ASSERT_EQ(tracer, waitpid(tracer, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("strace failed");
+
+	t->total = strace_calls(out, "total");
+	t->ioctls = strace_calls(out, "ioctl");
+	t->writes = strace_calls(out, "write");
+	TH_LOG("%ld writes streamed: %ld syscalls (%ld ioctl, %ld write), doorbells +%lld",
+	       n, t->total, t->ioctls, t->writes, t->doorbells);
+	EXPECT_LT(0, t->total) TH_LOG("no strace summary");
+	if (_metadata->exit_code)
+		dump_file(_metadata, out);
+	unlink(out);
+}
+
+/*
+ * strace attached to a process that streams n writes sees far fewer than
+ * n system calls: no doorbell, no CQ poll, no arm goes to the kernel.
+ */
+TEST_F_TIMEOUT(fp, strace_sees_no_syscall_per_op, 900)
+{
+	long n = stream_ops();
+	struct traced t;
+
+	if (system("command -v strace >/dev/null 2>&1"))
+		SKIP(return, "strace is not installed");
+	/* The fixture's QPs stay idle; the child has its own. */
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, STREAM_IDLE_US));
+	run_traced(_metadata, n, 0, &t);
+	EXPECT_GT(n / 100, t.total);
+	EXPECT_GT(n / 1000 + 10, t.ioctls);
+	EXPECT_GT(n / 1000 + 10, t.writes);
+	/*
+	 * The poller may have fallen asleep while strace attached: the
+	 * stream's first post may ring, no other.
+	 */
+	EXPECT_GE(1, t.doorbells);
+}
+
+/*
+ * The instrument itself: with no idle time and a pause after each write
+ * the poller is asleep at every post, so each one needs a doorbell - and
+ * strace sees each of them as a system call.
+ */
+TEST_F_TIMEOUT(fp, strace_sees_doorbells_of_a_sleeping_poller, 300)
+{
+	struct traced t;
+	long n = 500;
+
+	if (system("command -v strace >/dev/null 2>&1"))
+		SKIP(return, "strace is not installed");
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "0"));
+	run_traced(_metadata, n, 2000, &t);
+	EXPECT_LE(n / 2, t.doorbells);
+	EXPECT_LE(t.doorbells, t.ioctls + t.writes);
+	EXPECT_LE(t.doorbells, t.total);
+}
+
+/*
+ * Once the poller has slept, one post makes one doorbell and one wake-up;
+ * so does one post of a chain of WRs.
+ */
+TEST_F(fp, one_wakeup_after_idle)
+{
+	struct counters a, b;
+	const char *why = "";
+	struct ibv_send_wr wr[3], *bad;
+	struct ibv_sge sge[3];
+	struct ibv_wc wc;
+	int i;
+
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000"));
+	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+	/* Far past the idle time: the poller must be asleep now. */
+	usleep(100000);
+	read_counters(&a);
+	ASSERT_EQ(0, swr_post_send1(self->f.p.c.qp, IBV_WR_RDMA_WRITE, 1,
+				    self->f.cbuf, 8, self->f.cmr->lkey,
+				    (uintptr_t)self->f.sbuf,
+				    self->f.smr->rkey, IBV_SEND_SIGNALED));
+	ASSERT_EQ(1, swr_wait(self->f.p.c.scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	usleep(100000);
+	read_counters(&b);
+	EXPECT_EQ(1, b.doorbells - a.doorbells);
+	EXPECT_EQ(1, b.wakeups - a.wakeups);
+	EXPECT_EQ(1, b.consumed - a.consumed);
+	/* And it went back to sleep after its idle time. */
+	EXPECT_LE(1, b.sleeps - a.sleeps);
+
+	/* Three WRs in one post: still one doorbell. */
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 3; i++) {
+		sge[i].addr = (uintptr_t)self->f.cbuf;
+		sge[i].length = 8;
+		sge[i].lkey = self->f.cmr->lkey;
+		wr[i].wr_id = 10 + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)self->f.sbuf + 8 * i;
+		wr[i].wr.rdma.rkey = self->f.smr->rkey;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	a = b;
+	ASSERT_EQ(0, ibv_post_send(self->f.p.c.qp, wr, &bad));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, swr_wait(self->f.p.c.scq, &wc));
+		EXPECT_EQ(10 + i, wc.wr_id);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	}
+	usleep(100000);
+	read_counters(&b);
+	EXPECT_EQ(1, b.doorbells - a.doorbells);
+	EXPECT_EQ(1, b.wakeups - a.wakeups);
+	EXPECT_EQ(3, b.consumed - a.consumed);
+}
+
+/* A longer idle time keeps the poller awake across a pause shorter than it. */
+TEST_F(fp, idle_time_keeps_poller_awake)
+{
+	struct counters a, b;
+	const char *why = "";
+
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000000"));
+	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+	read_counters(&a);
+	/* 100 ms in read_counters(), 100 ms here: well inside 1 s. */
+	usleep(100000);
+	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+	read_counters(&b);
+	EXPECT_EQ(0, b.doorbells - a.doorbells);
+	EXPECT_EQ(0, b.wakeups - a.wakeups);
+	EXPECT_EQ(0, b.sleeps - a.sleeps);
+	EXPECT_EQ(10, b.consumed - a.consumed);
+}
+
+TEST_F(fp, poll_idle_us_attribute)
+{
+	static const char * const bad[] = {
+		"\n", "abc", "-1", "12x", "1000001", "4294967296",
+		"99999999999999999999",
+	};
+	char buf[32];
+	unsigned int i;
+
+	EXPECT_EQ(0, strcmp(self->idle_saved, "1000"))
+		TH_LOG("default poll_idle_us is %s, want 1000", self->idle_saved);
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "5000"));
+	ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, buf, sizeof(buf)));
+	EXPECT_EQ(0, strcmp(buf, "5000"));
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000000"));
+	ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, buf, sizeof(buf)));
+	EXPECT_EQ(0, strcmp(buf, "1000000"));
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "123\n"));
+	ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, buf, sizeof(buf)));
+	EXPECT_EQ(0, strcmp(buf, "123"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_NE(0, swr_ibdev_write(IDLE_ATTR, bad[i]))
+			TH_LOG("'%s' accepted", bad[i]);
+		ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, buf, sizeof(buf)));
+		EXPECT_EQ(0, strcmp(buf, "123")) TH_LOG("now %s", buf);
+	}
+	/* Only root tunes it. */
+	{
+		char path[256];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s",
+			 swr_test_dev(), IDLE_ATTR);
+		ASSERT_EQ(0, stat(path, &st));
+		EXPECT_EQ(0, st.st_mode & (S_IWGRP | S_IWOTH));
+	}
+}
+
+TEST_HARNESS_MAIN

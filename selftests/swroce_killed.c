@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A process dies (SIGKILL) in the middle of its work: QPs with sends
+ * waiting on RNR for ever, large RDMA WRITEs in flight, receives posted on
+ * an RQ and an SRQ, armed CQs, mapped rings, pinned MRs. Afterwards every
+ * object it had is gone (rdma resource lists none of its pid), ring memory
+ * (VmallocUsed) is back where it was, the poller is not kept busy by
+ * anything left over (the next post wakes it exactly once) and the device
+ * works byte-exact for the next process. The same with the device removed
+ * (rdma link del) under the dying process and under a live one: neither
+ * may make the removal wait.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "swr_qp_test.h"
+
+#define KILL_DEV	"swrkill0"
+#define BIG		(16 * 1024 * 1024)
+
+static long vmalloc_used_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Objects of type @res ("qp", "cq", "mr", "pd") that rdma lists for @pid. */
+static int res_of_pid(const char *res, pid_t pid)
+{
+	char cmd[128], key[32], buf[4096];
+	size_t klen;
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma -j resource show %s 2>/dev/null", res);
+	klen = snprintf(key, sizeof(key), "\"pid\":%d", pid);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		const char *p = buf;
+
+		while ((p = strstr(p, key))) {
+			p += klen;
+			if (*p < '0' || *p > '9')
+				n++;
+		}
+	}
+	if (pclose(f))
+		return -1;
+	return n;
+}
+
+/*
+ * The child: lots of outstanding work of every kind, then wait to die.
+ * Exit codes say which step failed.
+ */
+static int hog(int ready_fd)
+{
+	struct swr_qp_opts rnr = { .rnr_retry = 7, .max_send_wr = 256 };
+	struct swr_qp_opts big = { .max_send_wr = 64 };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 512, .max_sge = 1 } };
+	struct swr_pair a, b, c;
+	struct ibv_srq *srq;
+	struct ibv_mr *mr1, *mr2;
+	struct ibv_recv_wr rwr = { 0 }, *rbad;
+	struct ibv_sge sge;
+	uint8_t *b1, *b2;
+	int i;
+
+	if (swr_pair_open(&a) || swr_pair_create(&a, &rnr))
+		return 10;
+	b1 = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b2 = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b1 == MAP_FAILED || b2 == MAP_FAILED)
+		return 11;
+	mr1 = ibv_reg_mr(a.pd, b1, BIG, SWR_ALL_ACCESS);
+	mr2 = ibv_reg_mr(a.pd, b2, BIG, SWR_ALL_ACCESS);
+	if (!mr1 || !mr2)
+		return 12;
+	/* Sends nobody will ever receive, retried for ever. */
+	for (i = 0; i < 200; i++)
+		if (swr_post_send1(a.c.qp, IBV_WR_SEND, i, b1, 4096,
+				   mr1->lkey, 0, 0, IBV_SEND_SIGNALED))
+			return 13;
+
+	/* Large writes in flight, on a second pair in the same context. */
+	b = a;
+	memset(&b.c, 0, sizeof(b.c));
+	memset(&b.s, 0, sizeof(b.s));
+	b.o = big;
+	if (swr_end_create(&b, &b.c, NULL) || swr_end_create(&b, &b.s, NULL) ||
+	    swr_qp_connect(&b, b.c.qp, b.s.qp->qp_num) ||
+	    swr_qp_connect(&b, b.s.qp, b.c.qp->qp_num))
+		return 14;
+	for (i = 0; i < 60; i++)
+		if (swr_post_send1(b.c.qp, IBV_WR_RDMA_WRITE, i, b1, BIG,
+				   mr1->lkey, (uintptr_t)b2, mr2->rkey,
+				   IBV_SEND_SIGNALED))
+			return 15;
+
+	/* A pair on an SRQ full of receives, and armed CQs everywhere. */
+	srq = ibv_create_srq(a.pd, &sa);
+	if (!srq)
+		return 16;
+	sge.addr = (uintptr_t)b2;
+	sge.length = 4096;
+	sge.lkey = mr2->lkey;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 500; i++)
+		if (ibv_post_srq_recv(srq, &rwr, &rbad))
+			return 17;
+	c = a;
+	memset(&c.c, 0, sizeof(c.c));
+	memset(&c.s, 0, sizeof(c.s));
+	c.o.srq = srq;
+	if (swr_end_create(&c, &c.c, NULL) || swr_end_create(&c, &c.s, srq) ||
+	    swr_qp_connect(&c, c.c.qp, c.s.qp->qp_num) ||
+	    swr_qp_connect(&c, c.s.qp, c.c.qp->qp_num))
+		return 18;
+	for (i = 0; i < 32; i++)
+		if (swr_post_recv1(c.c.qp, i, b2, 64, mr2->lkey))
+			return 19;
+	ibv_req_notify_cq(a.c.scq, 0);
+	ibv_req_notify_cq(b.s.rcq, 1);
+	ibv_req_notify_cq(c.s.rcq, 0);
+
+	if (write(ready_fd, "r", 1) != 1)
+		return 20;
+	/* Keep the writes coming until the end. */
+	for (;;) {
+		struct ibv_wc wc;
+
+		if (ibv_poll_cq(b.c.scq, 1, &wc) == 1)
+			swr_post_send1(b.c.qp, IBV_WR_RDMA_WRITE, 100, b1,
+				       BIG, mr1->lkey, (uintptr_t)b2,
+				       mr2->rkey, IBV_SEND_SIGNALED);
+		sched_yield();
+	}
+}
+
+static pid_t start_hog(struct __test_metadata *_metadata, const char *dev)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pfd[0]);
+		setenv("SWROCE_DEV", dev, 1);
+		_exit(hog(pfd[1]));
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1) {
+		int status = 0;
+
+		waitpid(pid, &status, 0);
+		ASSERT_TRUE(0) TH_LOG("the child failed to set up (exit %d)",
+				      WEXITSTATUS(status));
+	}
+	close(pfd[0]);
+	/* Let the engine get going on all of it. */
+	usleep(200000);
+	return pid;
+}
+
+static void kill_hog(struct __test_metadata *_metadata, pid_t pid)
+{
+	uint64_t t0 = swr_now_ms();
+	int status;
+
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	TH_LOG("killed after setup; reaped in %llu ms",
+	       (unsigned long long)(swr_now_ms() - t0));
+}
+
+/* One RDMA WRITE and one SEND byte-exact on a fresh pair; doorbell counts. */
+static void device_works(struct __test_metadata *_metadata)
+{
+	struct swr_pair p;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	long long db0, wk0;
+	uint8_t *buf;
+	int ret;
+
+	ret = swr_pair_open(&p);
+	ASSERT_EQ(0, ret) TH_LOG("open: %s", strerror(-ret));
+	ASSERT_EQ(0, swr_pair_create(&p, NULL));
+	buf = calloc(1, 65536);
+	ASSERT_NE(NULL, buf);
+	mr = ibv_reg_mr(p.pd, buf, 65536, SWR_ALL_ACCESS);
+	ASSERT_NE(NULL, mr);
+	swr_fill(buf, 4096, 0x99);
+	memset(buf + 8192, 0xa5, 16384);
+
+	/* Nothing is left for the poller: it sleeps, one post wakes it. */
+	usleep(100000);
+	db0 = swr_counter("doorbells");
+	wk0 = swr_counter("poller_wakeups");
+	ASSERT_EQ(0, swr_post_send1(p.c.qp, IBV_WR_RDMA_WRITE, 1, buf, 4096,
+				    mr->lkey, (uintptr_t)buf + 8192, mr->rkey,
+				    IBV_SEND_SIGNALED));
+	ASSERT_EQ(1, swr_wait(p.c.scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(-1, swr_check(buf + 8192, 4096, 0x99));
+	EXPECT_EQ(-1, swr_check_byte(buf + 12288, 12288, 0xa5));
+	EXPECT_EQ(db0 + 1, swr_counter("doorbells"));
+	EXPECT_EQ(wk0 + 1, swr_counter("poller_wakeups"));
+
+	ASSERT_EQ(0, swr_post_recv1(p.s.qp, 2, buf + 32768, 4096, mr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p.c.qp, IBV_WR_SEND, 3, buf, 4096,
+				    mr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	ASSERT_EQ(1, swr_wait(p.c.scq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	ASSERT_EQ(1, swr_wait(p.s.rcq, &wc));
+	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	EXPECT_EQ(4096, wc.byte_len);
+	EXPECT_EQ(-1, swr_check(buf + 32768, 4096, 0x99));
+	ibv_dereg_mr(mr);
+	swr_pair_close(&p);
+	free(buf);
+}
+
+FIXTURE(dummy) {
+	int unused;
+};
+
+FIXTURE_SETUP(dummy)
+{
+}
+
+FIXTURE_TEARDOWN(dummy)
+{
+	/* A device of our own left behind by a failed test. */
+	if (!access("/sys/class/infiniband/" KILL_DEV, F_OK))
+		(void)!system("rdma link del " KILL_DEV " 2>/dev/null");
+}
+
+/* Wait up to @ms for @res objects of @pid to disappear; how many are left. */
+static int res_wait_gone(const char *res, pid_t pid, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	int n;
+
+	for (;;) {
+		n = res_of_pid(res, pid);
+		if (n == 0 || swr_now_ms() > end)
+			return n;
+		usleep(50000);
+	}
+}
+
+TEST_F_TIMEOUT(dummy, killed_leaves_nothing, 180)
+{
+	static const char * const res[] = { "qp", "cq", "mr", "pd" };
+	long before, during, after = -1;
+	unsigned int i;
+	pid_t pid;
+
+	/* Let lazily freed vmap areas of earlier steps settle. */
+	usleep(200000);
+	before = vmalloc_used_kb();
+	ASSERT_LT(0, before);
+	pid = start_hog(_metadata, swr_test_dev());
+	during = vmalloc_used_kb();
+	/* The check below can see the child's objects. */
+	EXPECT_LE(6, res_of_pid("qp", pid));
+	EXPECT_LE(1, res_of_pid("mr", pid));
+
+	kill_hog(_metadata, pid);
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+		int left = res_wait_gone(res[i], pid, 10000);
+
+		if (left)
+			TH_LOG("%d %s objects of the dead process remain",
+			       left, res[i]);
+		EXPECT_EQ(0, left);
+	}
+	for (i = 0; i < 50; i++) {
+		after = vmalloc_used_kb();
+		if (after <= before + 1024)
+			break;
+		usleep(100000);
+	}
+	TH_LOG("VmallocUsed %ld kB before, %ld during, %ld after",
+	       before, during, after);
+	EXPECT_GE(before + 1024, after);
+	device_works(_metadata);
+}
+
+/* The device is removed right after the kill: the removal does not wait. */
+TEST_F_TIMEOUT(dummy, link_del_after_kill, 180)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, system("rdma link add " KILL_DEV
+			    " type swroce netdev veth1"));
+	pid = start_hog(_metadata, KILL_DEV);
+	kill_hog(_metadata, pid);
+	status = system("timeout 30 rdma link del " KILL_DEV);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rdma link del failed or hung");
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", KILL_DEV);
+	EXPECT_NE(0, access(path, F_OK));
+	device_works(_metadata);
+}
+
+/* ... and with the process still alive, all its work outstanding. */
+TEST_F_TIMEOUT(dummy, link_del_under_live_process, 180)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, system("rdma link add " KILL_DEV
+			    " type swroce netdev veth1"));
+	pid = start_hog(_metadata, KILL_DEV);
+	status = system("timeout 30 rdma link del " KILL_DEV);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rdma link del failed or hung");
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", KILL_DEV);
+	EXPECT_NE(0, access(path, F_OK));
+	/* The process is still there; it survived its device going away. */
+	EXPECT_EQ(0, kill(pid, 0));
+	kill_hog(_metadata, pid);
+	device_works(_metadata);
+}
+
+TEST_HARNESS_MAIN
