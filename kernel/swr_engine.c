@@ -608,6 +608,7 @@ static int swr_flush(struct swr_qp *qp)
 		 */
 		swr_count(sdev, SWR_CNT_RING_INDEX_BAD);
 		sq->cons = prod;
+		/* Orders nothing: only publishes the skip. */
 		smp_store_release(&sq->ring->cons.idx, sq->cons);
 	} else {
 		while (sq->cons != prod) {
@@ -635,6 +636,7 @@ static int swr_flush(struct swr_qp *qp)
 		/* A bad index or WQE: drop the rest, as for the SQ above. */
 		if (err == -EINVAL) {
 			qp->rq.cons = READ_ONCE(qp->rq.ring->prod.idx);
+			/* Orders nothing: only publishes the skip. */
 			smp_store_release(&qp->rq.ring->cons.idx, qp->rq.cons);
 		}
 		spin_unlock_bh(&qp->resp_lock);
