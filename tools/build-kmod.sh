@@ -33,7 +33,17 @@ for kver in "${kvers[@]}"; do
 	# Drop links to files that no longer exist, then link the current ones.
 	find "$d/kernel" -maxdepth 1 -xtype l -delete
 	for f in "$top"/kernel/Kbuild "$top"/kernel/*.[ch]; do
-		ln -sfn "$f" "$d/kernel/$(basename "$f")"
+		# An in-place 'make kmod' leaves its generated swroce.mod.c
+		# in kernel/: a link to it would make this kernel build the
+		# other kernel's file (a module without vermagic). Drop such
+		# a link, and Module.symvers so that modpost writes our own.
+		l=$d/kernel/$(basename "$f")
+		case "$f" in
+		*.mod.c)
+			if [ -L "$l" ]; then rm -f "$l" "$d/Module.symvers"; fi
+			continue ;;
+		esac
+		ln -sfn "$f" "$l"
 	done
 	# shellcheck disable=SC2086 # KBUILD_ARGS is a list of words
 	make -s -C "$kdir" M="$d" ${KBUILD_ARGS:-} modules
