@@ -6,8 +6,9 @@
  * Under the QP's sq_lock it copies the next WQE out of the SQ ring once,
  * validates the copy and executes it. A destination QP on this device
  * (its GID is one of ours) is served synchronously by the same call: the
- * responder half runs under the destination's resp_lock, so a request,
- * its data placement and both completions happen in one step. Hence
+ * responder half runs under the destination's resp_lock (dropped only for
+ * the bulk copy), so a request, its data placement and both completions
+ * happen in one step. Hence
  * nothing is ever in flight between WQEs, and a fence (SWROCE_WQE_FENCE)
  * is satisfied trivially: every earlier READ and atomic has completed
  * before the next WQE is even fetched.
@@ -22,9 +23,10 @@
  * used. Errors caused by a WQE are reported in its completion and counted,
  * never logged beyond ibdev_dbg().
  *
- * Large messages are copied page by page (swr_mr_walk()) with the
- * requester's sq_lock held: preemption is off for the duration of one
- * WQE's copy, and the poller reschedules between WQEs.
+ * Large messages are copied page by page (swr_mr_walk()), in chunks of
+ * SWR_COPY_CHUNK with cond_resched() between them, with the requester's
+ * sq_lock (a mutex) held but not the destination's resp_lock: see "Large
+ * messages" in swr_qp.h for why that is safe.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -40,6 +42,8 @@
 
 #define SWR_PSN_MASK		0xffffff
 #define SWR_MAX_MSG		SZ_2G
+/* Bytes copied between two chances to reschedule (swr_copy()). */
+#define SWR_COPY_CHUNK		SZ_1M
 #define SWR_GRH_BYTES		40
 /* RoCEv2 headers after the IP header: UDP, BTH, DETH, and the ICRC. */
 #define SWR_UD_OVERHEAD		(8 + 12 + 8 + 4)
@@ -402,10 +406,13 @@ static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
  * the kernel buffer @kbuf when @src is NULL. The segments hold at least
- * @len bytes and are ranges their MRs were checked for.
+ * @len bytes and are ranges their MRs were checked for. The copy goes in
+ * chunks of at most SWR_COPY_CHUNK bytes; with @resched (no spinlock held)
+ * the CPU is offered to others between them, so that a message of up to
+ * 2 GiB does not hold it for seconds.
  */
 static int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-		    u32 ns, const u8 *kbuf, u64 len)
+		    u32 ns, const u8 *kbuf, u64 len, bool resched)
 {
 	u64 doff = 0, soff = 0, n;
 	u32 di = 0, si = 0;
@@ -415,7 +422,9 @@ static int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 	while (len) {
 		if (di == nd || (src && si == ns))
 			return -ERANGE;
-		n = min(len, dst[di].len - doff);
+		if (resched)
+			cond_resched();
+		n = min3(len, dst[di].len - doff, (u64)SWR_COPY_CHUNK);
 		if (src)
 			n = min(n, src[si].len - soff);
 		if (src) {
@@ -820,10 +829,10 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 		rseg[di].len -= doff;
 		if (w->hdr.flags & SWROCE_WQE_INLINE)
 			err = swr_copy(rseg + di, nr - di, NULL, 0,
-				       w->inline_data, len);
+				       w->inline_data, len, false);
 		else
 			err = swr_copy(rseg + di, nr - di, qp->req.lseg, nl,
-				       NULL, len);
+				       NULL, len, false);
 	}
 	swr_segs_put(rseg, nr);
 	if (err)
@@ -929,34 +938,56 @@ static void swr_resp_fail(struct swr_qp *dst, struct swr_answer *a,
 	swr_qp_set_error(dst, false);
 }
 
+/* The data a request moves once the responder has dropped resp_lock. */
+enum swr_xfer {
+	SWR_XFER_NONE,
+	SWR_XFER_IN,		/* SEND, WRITE: into req.rseg */
+	SWR_XFER_OUT,		/* READ: from req.rseg into req.lseg */
+};
+
+/* One request at the responder, between its three steps. */
+struct swr_resp_op {
+	enum swr_xfer xfer;
+	u32 nr;			/* req.rseg entries referenced */
+	u32 gen;		/* dst->resp_gen when the request was taken */
+	bool has_recv;		/* a receive WQE was consumed (req.rwqe) */
+	bool inval_ok;
+	enum ib_wc_status rstatus;	/* the receive completion's */
+	/* What a failed copy makes of rstatus and of the answer. */
+	enum ib_wc_status copy_rstatus;
+	enum ib_wc_status copy_status;
+};
+
 /*
- * The responder for RC/UC: execute @w, sent by @qp, at @dst (referenced),
- * with @qp's local segments already looked up (@nl of them, or inline
- * data). Fills @a. Runs under dst->resp_lock.
+ * The responder for RC/UC, step 1 of 3 (dst->resp_lock held): check @w,
+ * sent by @qp, against @dst (referenced), consume a receive WQE, look up
+ * and reference the memory the data goes to or comes from (req.rseg) and
+ * execute an atomic. Fills @a and @op.
  */
-static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
-			const struct swr_send_wqe *w, u64 len, u32 nl,
-			u32 npkts, struct swr_answer *a)
+static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
+			      const struct swr_send_wqe *w, u64 len,
+			      u32 npkts, struct swr_answer *a,
+			      struct swr_resp_op *op)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
 	struct swr_seg *rseg = qp->req.rseg;
 	bool rc = dst->ibqp.qp_type == IB_QPT_RC;
-	u8 op = w->hdr.opcode;
-	bool has_recv = false, inval_ok = true;
-	enum ib_wc_status rstatus = IB_WC_SUCCESS;
+	u8 opc = w->hdr.opcode;
 	struct swr_resp_view rv;
-	struct swroce_cqe cqe;
 	struct swr_mr *mr;
 	u64 raddr, *p;
-	u32 nr = 0;
 	int access, err;
 
 	a->status = IB_WC_SUCCESS;
 	a->rnr = false;
+	memset(op, 0, sizeof(*op));
+	op->gen = dst->resp_gen;
+	op->inval_ok = true;
+	op->rstatus = IB_WC_SUCCESS;
 
 	swr_resp_view(dst, &rv);
-	access = swr_op_access(op);
+	access = swr_op_access(opc);
 	if (access && !(rv.access & access)) {
 		ibdev_dbg(&sdev->ibdev, "qp %u: access %#x not allowed\n",
 			  dst->ibqp.qp_num, access);
@@ -966,7 +997,7 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 		return;
 	}
 
-	if (swr_op_needs_recv(op)) {
+	if (swr_op_needs_recv(opc)) {
 		err = swr_recv_pop(dst, rwqe);
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
@@ -984,46 +1015,30 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 				a->status = IB_WC_REM_OP_ERR;
 			return;
 		}
-		has_recv = true;
+		op->has_recv = true;
 	}
 
 	dst->resp.psn = (dst->resp.psn + npkts) & SWR_PSN_MASK;
 
-	switch (op) {
+	switch (opc) {
 	case SWROCE_WR_SEND:
 	case SWROCE_WR_SEND_WITH_IMM:
 	case SWROCE_WR_SEND_WITH_INV:
 		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len) {
-			rstatus = IB_WC_LOC_LEN_ERR;
+			op->rstatus = IB_WC_LOC_LEN_ERR;
 			a->status = IB_WC_REM_INV_REQ_ERR;
 			break;
 		}
 		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge, len,
-				   IB_ACCESS_LOCAL_WRITE, rseg, &nr);
+				   IB_ACCESS_LOCAL_WRITE, rseg, &op->nr);
 		if (err) {
-			rstatus = IB_WC_LOC_PROT_ERR;
+			op->rstatus = IB_WC_LOC_PROT_ERR;
 			a->status = IB_WC_REM_OP_ERR;
 			break;
 		}
-		if (w->hdr.flags & SWROCE_WQE_INLINE)
-			err = swr_copy(rseg, nr, NULL, 0, w->inline_data, len);
-		else
-			err = swr_copy(rseg, nr, qp->req.lseg, nl, NULL, len);
-		swr_segs_put(rseg, nr);
-		if (err) {
-			rstatus = IB_WC_LOC_PROT_ERR;
-			a->status = IB_WC_REM_OP_ERR;
-			break;
-		}
-		if (op == SWROCE_WR_SEND_WITH_INV &&
-		    swr_key_invalidate(sdev, w->hdr.ex, dst->ibqp.pd,
-				       dst->ibqp.qp_num, true)) {
-			ibdev_dbg(&sdev->ibdev, "qp %u: cannot invalidate %#x\n",
-				  dst->ibqp.qp_num, w->hdr.ex);
-			inval_ok = false;
-			rstatus = IB_WC_REM_INV_REQ_ERR;
-			a->status = IB_WC_REM_INV_REQ_ERR;
-		}
+		op->xfer = SWR_XFER_IN;
+		op->copy_rstatus = IB_WC_LOC_PROT_ERR;
+		op->copy_status = IB_WC_REM_OP_ERR;
 		break;
 
 	case SWROCE_WR_RDMA_WRITE:
@@ -1039,22 +1054,17 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 			ibdev_dbg(&sdev->ibdev, "qp %u: rkey %#x: %ld\n",
 				  dst->ibqp.qp_num, w->hdr.rdma.rkey,
 				  PTR_ERR(mr));
-			rstatus = IB_WC_LOC_ACCESS_ERR;
+			op->rstatus = IB_WC_LOC_ACCESS_ERR;
 			a->status = IB_WC_REM_ACCESS_ERR;
 			break;
 		}
 		rseg[0].mr = mr;
 		rseg[0].iova = raddr;
 		rseg[0].len = len;
-		if (w->hdr.flags & SWROCE_WQE_INLINE)
-			err = swr_copy(rseg, 1, NULL, 0, w->inline_data, len);
-		else
-			err = swr_copy(rseg, 1, qp->req.lseg, nl, NULL, len);
-		swr_mr_put(mr);
-		if (err) {
-			rstatus = IB_WC_LOC_ACCESS_ERR;
-			a->status = IB_WC_REM_ACCESS_ERR;
-		}
+		op->nr = 1;
+		op->xfer = SWR_XFER_IN;
+		op->copy_rstatus = IB_WC_LOC_ACCESS_ERR;
+		op->copy_status = IB_WC_REM_ACCESS_ERR;
 		break;
 
 	case SWROCE_WR_RDMA_READ:
@@ -1071,11 +1081,9 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 		rseg[0].mr = mr;
 		rseg[0].iova = raddr;
 		rseg[0].len = len;
-		/* The requester's SGEs are the destination here. */
-		err = swr_copy(qp->req.lseg, nl, rseg, 1, NULL, len);
-		swr_mr_put(mr);
-		if (err)
-			a->status = IB_WC_REM_ACCESS_ERR;
+		op->nr = 1;
+		op->xfer = SWR_XFER_OUT;
+		op->copy_status = IB_WC_REM_ACCESS_ERR;
 		break;
 
 	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
@@ -1097,11 +1105,11 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 			break;
 		}
 		/* User space may access the same word concurrently. */
-		if (op == SWROCE_WR_ATOMIC_CMP_AND_SWP)
+		if (opc == SWROCE_WR_ATOMIC_CMP_AND_SWP)
 			a->read_orig = atomic64_cmpxchg((atomic64_t *)p,
 							w->hdr.atomic.compare_add,
 							w->hdr.atomic.swap);
-		else if (op == SWROCE_WR_ATOMIC_FETCH_AND_ADD)
+		else if (opc == SWROCE_WR_ATOMIC_FETCH_AND_ADD)
 			a->read_orig = atomic64_fetch_add(w->hdr.atomic.compare_add,
 							  (atomic64_t *)p);
 		else
@@ -1111,6 +1119,67 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 		swr_mr_put(mr);
 		break;
 	}
+}
+
+/*
+ * Step 2 (no spinlock held, may sleep): move the data of @w between the
+ * requester's local segments (@nl of them, or the inline data) and
+ * req.rseg, then drop the references on req.rseg.
+ */
+static void swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
+			     u64 len, u32 nl, struct swr_answer *a,
+			     struct swr_resp_op *op)
+{
+	struct swr_seg *rseg = qp->req.rseg;
+	int err = 0;
+
+	if (op->xfer == SWR_XFER_IN && (w->hdr.flags & SWROCE_WQE_INLINE))
+		err = swr_copy(rseg, op->nr, NULL, 0, w->inline_data, len,
+			       true);
+	else if (op->xfer == SWR_XFER_IN)
+		err = swr_copy(rseg, op->nr, qp->req.lseg, nl, NULL, len,
+			       true);
+	else if (op->xfer == SWR_XFER_OUT)
+		/* The requester's SGEs are the destination here. */
+		err = swr_copy(qp->req.lseg, nl, rseg, op->nr, NULL, len,
+			       true);
+	swr_segs_put(rseg, op->nr);
+	op->nr = 0;
+	if (err) {
+		op->rstatus = op->copy_rstatus;
+		a->status = op->copy_status;
+	}
+}
+
+/*
+ * Step 3 (dst->resp_lock held again): invalidate for SEND_WITH_INV, move
+ * @dst to error after a failure and complete the receive WQE. Nothing
+ * happens to @dst when it was reset since step 1: the reset discarded the
+ * receive WQE, and the requester keeps its answer.
+ */
+static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
+			       const struct swr_send_wqe *w, u64 len,
+			       struct swr_answer *a, struct swr_resp_op *op)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
+	bool rc = dst->ibqp.qp_type == IB_QPT_RC;
+	u8 opc = w->hdr.opcode;
+	struct swroce_cqe cqe;
+
+	if (op->gen != dst->resp_gen)
+		return;
+
+	if (opc == SWROCE_WR_SEND_WITH_INV && op->has_recv &&
+	    op->rstatus == IB_WC_SUCCESS && a->status == IB_WC_SUCCESS &&
+	    swr_key_invalidate(sdev, w->hdr.ex, dst->ibqp.pd,
+			       dst->ibqp.qp_num, true)) {
+		ibdev_dbg(&sdev->ibdev, "qp %u: cannot invalidate %#x\n",
+			  dst->ibqp.qp_num, w->hdr.ex);
+		op->inval_ok = false;
+		op->rstatus = IB_WC_REM_INV_REQ_ERR;
+		a->status = IB_WC_REM_INV_REQ_ERR;
+	}
 
 	/*
 	 * RC: an error moves the responder to error too (rxe: class A/C).
@@ -1118,29 +1187,29 @@ static void swr_respond(struct swr_qp *qp, struct swr_qp *dst,
 	 * message, unless it had consumed a receive WQE, which completes
 	 * in error (and the QP with it).
 	 */
-	if (!has_recv)
-		rstatus = IB_WC_SUCCESS;
-	if (a->status != IB_WC_SUCCESS || rstatus != IB_WC_SUCCESS) {
-		if (rc || rstatus != IB_WC_SUCCESS)
+	if (!op->has_recv)
+		op->rstatus = IB_WC_SUCCESS;
+	if (a->status != IB_WC_SUCCESS || op->rstatus != IB_WC_SUCCESS) {
+		if (rc || op->rstatus != IB_WC_SUCCESS)
 			swr_qp_set_error(dst, false);
 		if (!rc)
 			a->status = IB_WC_SUCCESS;
 	}
 
-	if (!has_recv)
+	if (!op->has_recv)
 		return;
-	if (op == SWROCE_WR_RDMA_WRITE_WITH_IMM)
-		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, rstatus,
+	if (opc == SWROCE_WR_RDMA_WRITE_WITH_IMM)
+		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, op->rstatus,
 			     SWR_WC_RECV_RDMA_WITH_IMM, len);
 	else
-		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, rstatus,
+		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, op->rstatus,
 			     SWR_WC_RECV, len);
 	cqe.src_qp = qp->ibqp.qp_num;
-	if (op == SWROCE_WR_SEND_WITH_IMM ||
-	    op == SWROCE_WR_RDMA_WRITE_WITH_IMM) {
+	if (opc == SWROCE_WR_SEND_WITH_IMM ||
+	    opc == SWROCE_WR_RDMA_WRITE_WITH_IMM) {
 		cqe.flags = SWROCE_CQE_WITH_IMM;
 		cqe.ex_data = w->hdr.ex;
-	} else if (op == SWROCE_WR_SEND_WITH_INV && inval_ok) {
+	} else if (opc == SWROCE_WR_SEND_WITH_INV && op->inval_ok) {
 		cqe.flags = SWROCE_CQE_WITH_INV;
 		cqe.ex_data = w->hdr.ex;
 	}
@@ -1199,6 +1268,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	struct swr_send_wqe *w = &qp->req.wqe;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	u8 op = w->hdr.opcode;
+	struct swr_resp_op rop;
 	struct swr_answer a;
 	struct swr_qp *dst;
 	u32 nl = 0, npkts;
@@ -1287,7 +1357,14 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_respond(qp, dst, w, len, nl, npkts, &a);
+	swr_respond_start(qp, dst, w, len, npkts, &a, &rop);
+	if (rop.xfer != SWR_XFER_NONE) {
+		/* The bulk copy runs without the lock ("Large messages"). */
+		spin_unlock_bh(&dst->resp_lock);
+		swr_respond_copy(qp, w, len, nl, &a, &rop);
+		spin_lock_bh(&dst->resp_lock);
+	}
+	swr_respond_finish(qp, dst, w, len, &a, &rop);
 	spin_unlock_bh(&dst->resp_lock);
 	swr_qp_put(dst);
 
@@ -1345,7 +1422,7 @@ int swr_req_process(struct swr_qp *qp, int budget)
 	if (!swr_req_has_work(qp, ktime_get_ns()))
 		return 0;
 
-	spin_lock(&qp->sq_lock);
+	mutex_lock(&qp->sq_lock);
 	while (done < budget) {
 		swr_req_view(qp, &v);
 		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
@@ -1387,12 +1464,12 @@ int swr_req_process(struct swr_qp *qp, int budget)
 		qp->req.wqe_valid = false;
 		done++;
 
-		/* Let others run between WQEs. */
-		spin_unlock(&qp->sq_lock);
+		/* Let others run, and modify_qp in, between WQEs. */
+		mutex_unlock(&qp->sq_lock);
 		cond_resched();
-		spin_lock(&qp->sq_lock);
+		mutex_lock(&qp->sq_lock);
 	}
-	spin_unlock(&qp->sq_lock);
+	mutex_unlock(&qp->sq_lock);
 	return done;
 }
 

@@ -262,7 +262,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
-	spin_lock_init(&qp->sq_lock);
+	mutex_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_prod_lock);
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->poll_node);
@@ -444,17 +444,19 @@ static void swr_qp_reset(struct swr_qp *qp)
 {
 	u32 idx;
 
-	spin_lock_bh(&qp->sq_lock);
+	mutex_lock(&qp->sq_lock);
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->req.psn = qp->attr.sq_psn;
 	idx = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) : qp->sq.prod;
 	qp->sq.cons = idx;
 	/* Pairs with the producer's acquire of cons: the slots are free. */
 	smp_store_release(&qp->sq.ring->cons.idx, idx);
-	spin_unlock_bh(&qp->sq_lock);
+	mutex_unlock(&qp->sq_lock);
 
 	spin_lock_bh(&qp->resp_lock);
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	/* A responder copying without the lock: its receive is gone. */
+	qp->resp_gen++;
 	qp->resp.psn = qp->attr.rq_psn;
 	if (!qp->srq) {
 		idx = qp->is_user ? READ_ONCE(qp->rq.ring->prod.idx) :
@@ -480,7 +482,7 @@ void swr_qp_check_drained(struct swr_qp *qp)
 	if (!READ_ONCE(qp->attr.sq_draining))
 		return;
 
-	spin_lock_bh(&qp->sq_lock);
+	mutex_lock(&qp->sq_lock);
 	if (!qp->req.wqe_valid && !qp->req.rd_atomic_inflight) {
 		spin_lock_irqsave(&qp->state_lock, flags);
 		if (qp->state == IB_QPS_SQD && qp->attr.sq_draining) {
@@ -489,7 +491,7 @@ void swr_qp_check_drained(struct swr_qp *qp)
 		}
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 	}
-	spin_unlock_bh(&qp->sq_lock);
+	mutex_unlock(&qp->sq_lock);
 
 	if (notify)
 		swr_qp_event(qp, IB_EVENT_SQ_DRAINED);
@@ -576,9 +578,9 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_RESET && cur != IB_QPS_RESET)
 		swr_qp_reset(qp);
 	if (mask & IB_QP_SQ_PSN) {
-		spin_lock_bh(&qp->sq_lock);
+		mutex_lock(&qp->sq_lock);
 		qp->req.psn = attr->sq_psn & SWR_PSN_MASK;
-		spin_unlock_bh(&qp->sq_lock);
+		mutex_unlock(&qp->sq_lock);
 	}
 	if (mask & IB_QP_RQ_PSN) {
 		spin_lock_bh(&qp->resp_lock);

@@ -24,8 +24,9 @@
  * Locks (outermost first); see also swr.h and swr_mr.h
  * ----------------------------------------------------
  *   swr_qp.modify_mutex       modify_qp/query_qp/destroy_qp (sleeps)
+ *   swr_qp.sq_lock            the requester: sq.cons, req (a mutex: the
+ *                             poller; modify_qp)
  *   swr_poller.lock           the poller's QP list (spin, _bh)
- *   swr_qp.sq_lock            the requester: sq.cons, req (poller; destroy)
  *   swr_qp.resp_lock          the responder: rq consumption, resp (spin, _bh)
  *   swr_srq.lock              SRQ consumption and limit (spin, _bh)
  *   swr_qp.state_lock         state and attr (spin, _irqsave: the engine
@@ -36,6 +37,20 @@
  * resp_lock (which may be its own QP's); never the reverse. sq.prod_lock
  * and rq.prod_lock (kernel consumers' producers) nest inside nothing and
  * take nothing.
+ *
+ * Large messages
+ * --------------
+ * sq_lock is a mutex, held by the poller across a WQE, so the requester may
+ * sleep. The bulk copy of a SEND, WRITE or READ runs in bounded chunks with
+ * cond_resched() between them and without the destination's resp_lock: the
+ * responder validates the request, consumes the receive WQE and references
+ * the memory under resp_lock, drops it for the copy (the MR references keep
+ * the memory pinned and registered) and retakes it to complete. Meanwhile
+ * the requester cannot go away or be reset (the poller holds its sq_lock,
+ * and swr_poll_del_qp() waits for the poller), nor can the destination be
+ * destroyed (swr_qp_get() reference); a destination reset in the meantime
+ * bumps resp_gen, and the completion of the receive WQE consumed before is
+ * dropped, as the reset already discarded everything posted.
  */
 #ifndef SWR_QP_H
 #define SWR_QP_H
@@ -196,8 +211,8 @@ struct swr_qp {
 	struct swr_qp_attr attr;
 
 	struct swr_sq sq;
-	/* Protects sq.cons and req (the requester). */
-	spinlock_t sq_lock;
+	/* Protects sq.cons and req (the requester); may be held for long. */
+	struct mutex sq_lock;
 	struct swr_req req;
 
 	struct swr_wq rq;	/* unused with an SRQ */
@@ -205,6 +220,8 @@ struct swr_qp {
 	u32 rq_prod;		/* kernel QPs: our producer index */
 	spinlock_t resp_lock;
 	struct swr_resp resp;
+	/* Bumped by each reset of the responder (resp_lock). */
+	u32 resp_gen;
 
 	/* On the poller's list from create to destroy (swr_poll.c). */
 	struct list_head poll_node;

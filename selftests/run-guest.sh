@@ -10,7 +10,7 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, qp, qp-errors, fastpath, hostile, killed, disassoc, suite,
+# srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, disassoc, suite,
 # bench-smoke, unload.
 
 set -u
@@ -104,6 +104,7 @@ step qp-errors build/selftests/swroce_qp_errors
 step fastpath build/selftests/swroce_fastpath
 step hostile build/selftests/swroce_hostile
 step killed build/selftests/swroce_killed
+step bigmsg build/selftests/swroce_bigmsg
 step disassoc build/selftests/swroce_disassoc
 
 if [ $run_suite = 1 ] && want suite; then

@@ -7,13 +7,15 @@
 # ever loaded in such a guest, never into the host kernel.
 #
 # usage: tools/vm/vm.sh [-k KERNEL] [-t SECONDS] [-l CONSOLE_LOG]
-#                       [-m MODULE_KO | -M] [-i] [-e VAR=VAL]... [-- CMD [ARGS...]]
+#                       [-m MODULE_KO | -M] [-r MEM] [-i] [-e VAR=VAL]...
+#                       [-- CMD [ARGS...]]
 #   -k KERNEL   series (6.1, 6.12) or full version; default: first series
 #   -t SECONDS  hard timeout, qemu is killed (default 600; none with -i)
 #   -l LOG      console log (default build/vm/<ver>/console.log, or
 #               console.<pid>.log while another run holds that)
 #   -m KO       module to insmod (default build/kmod/<ver>/swroce.ko)
 #   -M          load no swroce module
+#   -r MEM      guest memory, as qemu -m takes it (default 2G)
 #   -i          interactive: guest console on this terminal (Ctrl-A x quits)
 #   -e VAR=VAL  export VAR in the guest for CMD (repeatable)
 # CMD runs in the work tree; its stdout+stderr come out on our stdout.
@@ -22,7 +24,7 @@
 
 set -eu
 
-usage() { sed -n '9,21p' "$0" >&2; exit 2; }
+usage() { sed -n '9,23p' "$0" >&2; exit 2; }
 say() { echo "vm: $*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -31,14 +33,18 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd -P)
 KERNELS=(bash "$TOP/tools/kernels.sh")
 
 kernel='' timeout_s='' console='' module='' no_module=0 interactive=0 own_console=0
+mem=2G
 envs=()
-while getopts "k:t:l:m:Mie:h" opt; do
+while getopts "k:t:l:m:Mr:ie:h" opt; do
 	case "$opt" in
 	k) kernel=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	l) console=$OPTARG ;;
 	m) module=$OPTARG ;;
 	M) no_module=1 ;;
+	r) [[ "$OPTARG" =~ ^[1-9][0-9]*[MG]$ ]] ||
+		{ say "-r wants a size such as 4G or 3072M, got '$OPTARG'"; usage; }
+	   mem=$OPTARG ;;
 	i) interactive=1 ;;
 	e) case "$OPTARG" in
 	   [A-Za-z_]*=*) envs+=("$OPTARG") ;;
@@ -169,7 +175,7 @@ flock -u 9
 # q35 boots ~1 s faster than the default i440fx under TCG: its PCI
 # interrupts need no ACPI link-device setup for the virtio devices.
 qemu_base() {	# $1 = accel; the rest of the machine is the same for all runs
-	echo -machine q35 -accel "$1" -cpu max -smp 2 -m 2G -nodefaults -nographic -no-reboot
+	echo -machine q35 -accel "$1" -cpu max -smp 2 -m "$mem" -nodefaults -nographic -no-reboot
 }
 # Host / read-only (multidevs=remap: host / spans several file systems, keep
 # inode numbers unique) and the work tree read-write.  security_model=none:
