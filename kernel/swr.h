@@ -69,6 +69,11 @@
  * /sys/class/infiniband/<dev>/ports/1/hw_counters/. One per failure class
  * a user can cause, so that a misbehaving process shows up as a number
  * rather than as log lines.
+ *
+ * Those marked "per QP" are also counted per QP once the QP is bound to an
+ * RDMA core counter ("rdma statistic qp ...", swr_stats.c): the events of a
+ * bound QP go to its counter instead of the device's array, and the core
+ * adds the counters to the port's figures, so those stay complete.
  */
 enum swr_counter {
 	SWR_CNT_UDATA_REJECTED,	/* malformed driver data in a command */
@@ -76,17 +81,18 @@ enum swr_counter {
 	SWR_CNT_MMAP_REFUSED,	/* mmap of no ring, or not a whole ring */
 	SWR_CNT_RING_INDEX_BAD,	/* a user-written ring index out of range */
 	SWR_CNT_WQE_BAD,	/* a malformed WQE (opcode, num_sge, length) */
-	SWR_CNT_WQE_CONSUMED,	/* send WQEs copied out and executed */
-	SWR_CNT_DOORBELLS,	/* user doorbell calls (post_send, 0 WRs) */
+	SWR_CNT_WQE_CONSUMED,	/* send WQEs copied out and executed; per QP */
+	SWR_CNT_DOORBELLS,	/* user doorbell calls (post_send, 0 WRs); per QP */
 	SWR_CNT_POLLER_WAKEUPS,	/* poller woken from sleep */
 	SWR_CNT_POLLER_SLEEPS,	/* poller went to sleep */
-	SWR_CNT_COMPLETIONS,	/* CQEs written */
+	SWR_CNT_COMPLETIONS,	/* CQEs written; per QP */
 	SWR_CNT_CQ_OVERFLOW,	/* CQs put in error by a full ring */
+	/* Completions in error, by class, at the QP completing; per QP: */
 	SWR_CNT_ERR_LOCAL,	/* local length, protection, QP op errors */
 	SWR_CNT_ERR_REMOTE,	/* remote access, invalid request, op errors */
-	SWR_CNT_RNR_NAK,	/* receiver-not-ready events */
+	SWR_CNT_RNR_NAK,	/* RNR NAKs, at the responder sending; per QP */
 	SWR_CNT_RETRY_EXC,	/* WRs failed after retries (RNR or transport) */
-	SWR_CNT_FLUSHED,	/* WRs completed with a flush error */
+	SWR_CNT_FLUSHED,	/* WRs completed with a flush error; per QP */
 	SWR_NUM_COUNTERS
 };
 
@@ -94,6 +100,8 @@ struct swr_dev {
 	struct ib_device ibdev;
 
 	atomic64_t counters[SWR_NUM_COUNTERS];
+	/* Counter id -> struct swr_qp_counter (swr_stats.c). */
+	struct xarray counter_xa;
 
 	/*
 	 * The bound netdev. A reference is held from newlink until
@@ -241,6 +249,12 @@ struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int swr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
+struct rdma_counter;
+int swr_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int swr_counter_unbind_qp(struct ib_qp *ibqp);
+int swr_counter_dealloc(struct rdma_counter *counter);
+struct rdma_hw_stats *swr_counter_alloc_stats(struct rdma_counter *counter);
+int swr_counter_update_stats(struct rdma_counter *counter);
 
 /* swr_main.c */
 enum ib_port_state swr_port_state(struct swr_dev *sdev);

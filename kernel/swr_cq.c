@@ -297,7 +297,7 @@ int swr_cq_post(struct swr_cq *cq, const struct swroce_cqe *cqe,
 		cq->fired_seq = seq;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	swr_count(sdev, SWR_CNT_COMPLETIONS);
+	/* SWR_CNT_COMPLETIONS: the caller counts it for the QP. */
 	if (fire && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return 0;

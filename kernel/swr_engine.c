@@ -188,7 +188,8 @@ static u8 swr_send_wc_opcode(u8 wr_opcode)
 	}
 }
 
-static void swr_count_status(struct swr_dev *sdev, enum ib_wc_status status)
+/* Count a completion of @qp with @status in its error class. */
+static void swr_count_status(struct swr_qp *qp, enum ib_wc_status status)
 {
 	switch (status) {
 	case IB_WC_SUCCESS:
@@ -199,16 +200,24 @@ static void swr_count_status(struct swr_dev *sdev, enum ib_wc_status status)
 	case IB_WC_LOC_PROT_ERR:
 	case IB_WC_LOC_ACCESS_ERR:
 	case IB_WC_MW_BIND_ERR:
-		swr_count(sdev, SWR_CNT_ERR_LOCAL);
+		swr_qp_count(qp, SWR_CNT_ERR_LOCAL);
 		break;
 	case IB_WC_RETRY_EXC_ERR:
 	case IB_WC_RNR_RETRY_EXC_ERR:
-		swr_count(sdev, SWR_CNT_RETRY_EXC);
+		swr_qp_count(qp, SWR_CNT_RETRY_EXC);
 		break;
 	default:
-		swr_count(sdev, SWR_CNT_ERR_REMOTE);
+		swr_qp_count(qp, SWR_CNT_ERR_REMOTE);
 		break;
 	}
+}
+
+/* Write a CQE of @qp into @cq, and count it (swr_cq_post()). */
+static void swr_qp_cq_post(struct swr_qp *qp, struct swr_cq *cq,
+			   const struct swroce_cqe *cqe, bool solicited)
+{
+	if (!swr_cq_post(cq, cqe, solicited))
+		swr_qp_count(qp, SWR_CNT_COMPLETIONS);
 }
 
 /*
@@ -220,13 +229,13 @@ static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 {
 	struct swroce_cqe cqe;
 
-	swr_count_status(swr_qp_dev(qp), status);
+	swr_count_status(qp, status);
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(w->hdr.flags & SWROCE_WQE_SIGNALED))
 		return;
 	swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
 		     swr_send_wc_opcode(w->hdr.opcode), byte_len);
-	swr_cq_post(qp->scq, &cqe, false);
+	swr_qp_cq_post(qp, qp->scq, &cqe, false);
 	if (status != IB_WC_SUCCESS)
 		swr_qp_set_error(qp, false);
 }
@@ -235,8 +244,8 @@ static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 static void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 			      bool solicited)
 {
-	swr_count_status(swr_qp_dev(qp), cqe->status);
-	swr_cq_post(qp->rcq, cqe, solicited);
+	swr_count_status(qp, cqe->status);
+	swr_qp_cq_post(qp, qp->rcq, cqe, solicited);
 }
 
 /* Receive WQEs ------------------------------------------------------------- */
@@ -580,7 +589,7 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	qp->req.wait_until = 0;
 	qp->req.rnr_left = v->rnr_retry;
 	qp->req.retry_left = v->retry_cnt;
-	swr_count(sdev, SWR_CNT_WQE_CONSUMED);
+	swr_qp_count(qp, SWR_CNT_WQE_CONSUMED);
 	return 0;
 }
 
@@ -603,7 +612,7 @@ static int swr_flush(struct swr_qp *qp)
 		swr_cqe_init(&cqe, qp->req.wqe.hdr.wr_id, qp->ibqp.qp_num,
 			     IB_WC_WR_FLUSH_ERR,
 			     swr_send_wc_opcode(qp->req.wqe.hdr.opcode), 0);
-		swr_cq_post(qp->scq, &cqe, false);
+		swr_qp_cq_post(qp, qp->scq, &cqe, false);
 		n++;
 	}
 
@@ -625,7 +634,7 @@ static int swr_flush(struct swr_qp *qp)
 			swr_cqe_init(&cqe, hdr.wr_id, qp->ibqp.qp_num,
 				     IB_WC_WR_FLUSH_ERR,
 				     swr_send_wc_opcode(hdr.opcode), 0);
-			swr_cq_post(qp->scq, &cqe, false);
+			swr_qp_cq_post(qp, qp->scq, &cqe, false);
 			sq->cons++;
 			n++;
 		}
@@ -639,7 +648,7 @@ static int swr_flush(struct swr_qp *qp)
 		while (!(err = swr_wq_pop(sdev, &qp->rq, rwqe))) {
 			swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num,
 				     IB_WC_WR_FLUSH_ERR, SWR_WC_RECV, 0);
-			swr_cq_post(qp->rcq, &cqe, false);
+			swr_qp_cq_post(qp, qp->rcq, &cqe, false);
 			n++;
 		}
 		/* A bad index or WQE: drop the rest, as for the SQ above. */
@@ -651,7 +660,7 @@ static int swr_flush(struct swr_qp *qp)
 		spin_unlock_bh(&qp->resp_lock);
 	}
 
-	atomic64_add(n, &sdev->counters[SWR_CNT_FLUSHED]);
+	swr_qp_count_n(qp, SWR_CNT_FLUSHED, n);
 	return n;
 }
 
@@ -1002,7 +1011,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
 			if (rc) {
-				swr_count(sdev, SWR_CNT_RNR_NAK);
+				swr_qp_count(dst, SWR_CNT_RNR_NAK);
 				a->rnr = true;
 				a->rnr_timer = rv.min_rnr_timer;
 			}

@@ -109,6 +109,8 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	/* Every QP is gone: the core destroys all objects first. */
 	swr_poll_stop(sdev);
 	xa_destroy(&sdev->qp_xa);
+	/* Every counter is gone too (rdma_counter_release()). */
+	xa_destroy(&sdev->counter_xa);
 	ida_destroy(&sdev->pd_ida);
 	xa_destroy(&sdev->ah_xa);
 	swr_mr_dev_cleanup(sdev);
@@ -131,6 +133,11 @@ static const struct ib_device_ops swr_dev_ops = {
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
+	.counter_alloc_stats = swr_counter_alloc_stats,
+	.counter_bind_qp = swr_counter_bind_qp,
+	.counter_dealloc = swr_counter_dealloc,
+	.counter_unbind_qp = swr_counter_unbind_qp,
+	.counter_update_stats = swr_counter_update_stats,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq_shim,
 	.create_qp = swr_create_qp,
@@ -233,6 +240,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1);
 	/* Irq-safe: swr_qp_get() may run in any context (swr.h). */
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	sdev->last_port_state = swr_port_state(sdev);

@@ -910,7 +910,9 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	swr_poll_kick(sdev, true);
+	/* Counted for the QP (swr_qp_count()), not by swr_poll_kick(). */
+	swr_qp_count(qp, SWR_CNT_DOORBELLS);
+	swr_poll_kick(sdev, false);
 	return 0;
 }
 

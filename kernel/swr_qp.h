@@ -58,6 +58,7 @@
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -194,6 +195,15 @@ struct swr_resp {
 	u32 rwqe_offset;
 };
 
+/*
+ * The driver's half of an RDMA core counter (struct rdma_counter, id in
+ * sdev->counter_xa): what the QPs bound to it count (swr_stats.c).
+ */
+struct swr_qp_counter {
+	atomic64_t v[SWR_NUM_COUNTERS];
+	struct rcu_head rcu;
+};
+
 struct swr_qp {
 	struct ib_qp ibqp;
 	bool is_user;
@@ -243,6 +253,13 @@ struct swr_qp {
 	 * when attr.sq_draining clears (under state_lock).
 	 */
 	bool sqd_notify;
+
+	/*
+	 * The counter the QP is bound to, or NULL: set and cleared by the
+	 * core's bind/unbind (under the rdma_counter's lock), read under
+	 * RCU by swr_qp_count(); freed after a grace period.
+	 */
+	struct swr_qp_counter __rcu *counter;
 };
 
 static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
@@ -253,6 +270,26 @@ static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
 static inline struct swr_dev *swr_qp_dev(struct swr_qp *qp)
 {
 	return to_swr_dev(qp->ibqp.device);
+}
+
+/* Count @n events @c of @qp: in its bound counter, or the device's. */
+static inline void swr_qp_count_n(struct swr_qp *qp, enum swr_counter c,
+				  u64 n)
+{
+	struct swr_qp_counter *qc;
+
+	rcu_read_lock();
+	qc = rcu_dereference(qp->counter);
+	if (qc)
+		atomic64_add(n, &qc->v[c]);
+	else
+		atomic64_add(n, &swr_qp_dev(qp)->counters[c]);
+	rcu_read_unlock();
+}
+
+static inline void swr_qp_count(struct swr_qp *qp, enum swr_counter c)
+{
+	swr_qp_count_n(qp, c, 1);
 }
 
 /*
@@ -360,7 +397,8 @@ int swr_wq_pop(struct swr_dev *sdev, struct swr_wq *wq,
  * Write one completion into @cq and fire the completion handler when it is
  * armed for it (@solicited: a solicited receive; errors always count as
  * solicited). On overflow the CQ goes to error (SWROCE_CQ_STATUS_OVERFLOW,
- * IB_EVENT_CQ_ERR) and -ENOSPC is returned.
+ * IB_EVENT_CQ_ERR) and -ENOSPC is returned. The caller counts the
+ * completion (SWR_CNT_COMPLETIONS) for its QP.
  */
 int swr_cq_post(struct swr_cq *cq, const struct swroce_cqe *cqe,
 		bool solicited);

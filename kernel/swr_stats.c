@@ -4,8 +4,20 @@
  * ("rdma statistic", sysfs hw_counters). The counters themselves are
  * atomic64_t in struct swr_dev, bumped with swr_count() where things
  * happen.
+ *
+ * Per-QP counters ("rdma statistic qp set link <dev>/1 auto type on",
+ * "rdma statistic qp bind link <dev>/1 lqpn N"): the core allocates a
+ * struct rdma_counter and binds QPs to it; the first bind gives it an id
+ * and its driver half, a struct swr_qp_counter in sdev->counter_xa. A
+ * bound QP counts the per-QP events (swr.h) there instead of in the
+ * device's array (swr_qp_count()); the core adds running and released
+ * counters to the port's figures, so those still count every event once.
+ * A counter shows the per-QP counters only.
  */
+#include <rdma/rdma_counter.h>
+
 #include "swr.h"
+#include "swr_qp.h"
 
 static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_UDATA_REJECTED] = { .name = "udata_rejected" },
@@ -28,6 +40,18 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);
 
+/* The counters a QP counts for itself (swr_qp_count() callers). */
+static const enum swr_counter swr_qp_counters[] = {
+	SWR_CNT_WQE_CONSUMED,
+	SWR_CNT_DOORBELLS,
+	SWR_CNT_COMPLETIONS,
+	SWR_CNT_ERR_LOCAL,
+	SWR_CNT_ERR_REMOTE,
+	SWR_CNT_RNR_NAK,
+	SWR_CNT_RETRY_EXC,
+	SWR_CNT_FLUSHED,
+};
+
 struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port)
 {
@@ -45,4 +69,91 @@ int swr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < SWR_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&sdev->counters[i]);
 	return SWR_NUM_COUNTERS;
+}
+
+/*
+ * A counter's values have the port's layout (the core adds them index by
+ * index to the port's history); those no QP counts are hidden.
+ */
+struct rdma_hw_stats *swr_counter_alloc_stats(struct rdma_counter *counter)
+{
+	struct rdma_hw_stats *stats;
+	unsigned int i;
+
+	stats = rdma_alloc_hw_stats_struct(swr_counter_descs,
+					   SWR_NUM_COUNTERS, 0);
+	if (!stats)
+		return NULL;
+	bitmap_fill(stats->is_disabled, SWR_NUM_COUNTERS);
+	for (i = 0; i < ARRAY_SIZE(swr_qp_counters); i++)
+		clear_bit(swr_qp_counters[i], stats->is_disabled);
+	return stats;
+}
+
+/* Under counter->lock (the core's), like every op below. */
+int swr_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+{
+	struct swr_dev *sdev = to_swr_dev(counter->device);
+	struct swr_qp *qp = to_swr_qp(ibqp);
+	struct swr_qp_counter *qc;
+	u32 id;
+	int err;
+
+	if (!counter->id) {
+		qc = kzalloc(sizeof(*qc), GFP_KERNEL);
+		if (!qc)
+			return -ENOMEM;
+		err = xa_alloc(&sdev->counter_xa, &id, qc, xa_limit_32b,
+			       GFP_KERNEL);
+		if (err) {
+			kfree(qc);
+			return err;
+		}
+		counter->id = id;
+	} else {
+		qc = xa_load(&sdev->counter_xa, counter->id);
+		if (!qc)
+			return -EINVAL;
+	}
+	rcu_assign_pointer(qp->counter, qc);
+	ibqp->counter = counter;
+	return 0;
+}
+
+int swr_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct swr_qp *qp = to_swr_qp(ibqp);
+
+	/* Events from now on count for the device again. */
+	RCU_INIT_POINTER(qp->counter, NULL);
+	ibqp->counter = NULL;
+	return 0;
+}
+
+/* The last QP is unbound and the core has read the values one last time. */
+int swr_counter_dealloc(struct rdma_counter *counter)
+{
+	struct swr_dev *sdev = to_swr_dev(counter->device);
+	struct swr_qp_counter *qc;
+
+	if (!counter->id)
+		return 0;
+	qc = xa_erase(&sdev->counter_xa, counter->id);
+	/* A QP's swr_qp_count() may still hold it under RCU. */
+	if (qc)
+		kfree_rcu(qc, rcu);
+	return 0;
+}
+
+int swr_counter_update_stats(struct rdma_counter *counter)
+{
+	struct swr_dev *sdev = to_swr_dev(counter->device);
+	struct swr_qp_counter *qc;
+	unsigned int i;
+
+	qc = counter->id ? xa_load(&sdev->counter_xa, counter->id) : NULL;
+	for (i = 0; i < ARRAY_SIZE(swr_qp_counters); i++)
+		counter->stats->value[swr_qp_counters[i]] =
+			qc ? atomic64_read(&qc->v[swr_qp_counters[i]]) : 0;
+	return 0;
 }

@@ -10,8 +10,8 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, disassoc, suite,
-# bench-smoke, unload.
+# srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, counters, disassoc,
+# suite, bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,6 +105,7 @@ step fastpath build/selftests/swroce_fastpath
 step hostile build/selftests/swroce_hostile
 step killed build/selftests/swroce_killed
 step bigmsg build/selftests/swroce_bigmsg
+step counters build/selftests/swroce_counters
 step disassoc build/selftests/swroce_disassoc
 
 if [ $run_suite = 1 ] && want suite; then
