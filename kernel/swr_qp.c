@@ -912,6 +912,14 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	/* Counted for the QP (swr_qp_count()), not by swr_poll_kick(). */
 	swr_qp_count(qp, SWR_CNT_DOORBELLS);
+	/*
+	 * The poller is being woken: this QP's next posts need no doorbell
+	 * of their own until the poller sets the flag again before its next
+	 * sleep (which it does before it rechecks the rings, swr_poll.c).
+	 * Without this, every post made before the woken poller gets to
+	 * clear the flags would ring too.
+	 */
+	WRITE_ONCE(qp->sq.ring->flags.idx, 0);
 	swr_poll_kick(sdev, false);
 	return 0;
 }
