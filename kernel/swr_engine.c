@@ -36,6 +36,7 @@
 
 #include "swr.h"
 #include "swr_mr.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 
 #define SWR_PSN_MASK		0xffffff
@@ -148,7 +149,7 @@ static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 
 /* Completions -------------------------------------------------------------- */
 
-static void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
+void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 			 enum ib_wc_status status, u8 opcode, u32 byte_len)
 {
 	memset(cqe, 0, sizeof(*cqe));
@@ -228,7 +229,7 @@ static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 }
 
 /* Complete a consumed receive WQE of @qp (the responder). */
-static void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
+void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 			      bool solicited)
 {
 	swr_count_status(swr_qp_dev(qp), cqe->status);
@@ -302,7 +303,7 @@ static void swr_srq_limit_event(struct swr_srq *srq)
  * Take the next receive WQE of @qp (the responder, resp_lock held): from
  * its SRQ, or its own RQ. 0, -ENOENT (none posted) or -EINVAL (bad ring).
  */
-static int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -331,7 +332,7 @@ static int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
 
 /* Memory ----------------------------------------------------------------- */
 
-static void swr_segs_put(struct swr_seg *seg, u32 n)
+void swr_segs_put(struct swr_seg *seg, u32 n)
 {
 	while (n--)
 		swr_mr_put(seg[n].mr);
@@ -343,7 +344,7 @@ static void swr_segs_put(struct swr_seg *seg, u32 n)
  * SGEs are skipped. Returns the number of segments in *@n, and 0 or the
  * swr_mr_lookup() error; on error no reference is left.
  */
-static int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
+int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 			u32 num, u64 need, int access, struct swr_seg *seg,
 			u32 *n)
 {
@@ -404,7 +405,7 @@ static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
  * the kernel buffer @kbuf when @src is NULL. The segments hold at least
  * @len bytes and are ranges their MRs were checked for.
  */
-static int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		    u32 ns, const u8 *kbuf, u64 len)
 {
 	u64 doff = 0, soff = 0, n;
@@ -835,6 +836,25 @@ out_unlock:
 	spin_unlock_bh(&dst->resp_lock);
 }
 
+static void swr_exec_ud_wire(struct swr_qp *qp, const struct swr_send_wqe *w,
+			     const struct swr_ud_dest *d, u32 sender_qkey,
+			     u64 len, u32 nl)
+{
+	struct swr_wire_dest wd = {
+		.sgid = d->sgid,
+		.dgid = d->dgid,
+		.flow_label = d->flow_label,
+		.traffic_class = d->traffic_class,
+		.hop_limit = d->hop_limit,
+	};
+	u32 qkey = w->hdr.ud.remote_qkey;
+
+	if (qkey & SWR_QKEY_PRIVILEGED)
+		qkey = sender_qkey;
+	swr_net_send_ud(qp, w, &wd, w->hdr.ud.remote_qpn, qkey, (u32)len,
+			qp->req.lseg, nl);
+}
+
 static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 				    const struct swr_req_view *v)
 {
@@ -871,13 +891,15 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 	}
 
 	qp->req.psn = (qp->req.psn + 1) & SWR_PSN_MASK;
-	/* Not local: the wire is not there yet, so a lost datagram. */
 	if (swr_gid_is_local(sdev, &d.dgid)) {
 		dst = swr_qp_get(sdev, w->hdr.ud.remote_qpn);
 		if (dst) {
 			swr_ud_deliver(qp, dst, w, &d, v->qkey, len, nl);
 			swr_qp_put(dst);
 		}
+	} else {
+		/* A lost datagram when it cannot be sent (swr_net.c). */
+		swr_exec_ud_wire(qp, w, &d, v->qkey, len, nl);
 	}
 	swr_segs_put(qp->req.lseg, nl);
 	swr_req_complete(qp, w, IB_WC_SUCCESS, len);

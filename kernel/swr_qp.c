@@ -19,6 +19,7 @@
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 #include "swr_udata.h"
 
@@ -586,6 +587,10 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->resp_lock);
 	}
 
+	/* The first QP that may receive puts the device on the wire. */
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR &&
+	    ibqp->qp_type != IB_QPT_GSI)
+		swr_net_attach(to_swr_dev(ibdev));
 	if (new == IB_QPS_SQD)
 		swr_qp_check_drained(qp);
 	/* Flushing, and WQEs posted before RTS, are the poller's work. */

@@ -177,6 +177,8 @@ struct swr_resp {
 	struct swr_recv_wqe rwqe;
 	bool rwqe_valid;
 	u32 rwqe_offset;
+	/* Receive segments of the packet being placed (swr_net.c). */
+	struct swr_seg wire_seg[SWR_MAX_SGE];
 };
 
 struct swr_qp {
