@@ -105,6 +105,9 @@ step fastpath build/selftests/swroce_fastpath
 step hostile build/selftests/swroce_hostile
 step killed build/selftests/swroce_killed
 step disassoc build/selftests/swroce_disassoc
+# RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
+# swroce across two netns (builds and removes its own topology).
+step wire selftests/swroce_wire.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
