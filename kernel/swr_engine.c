@@ -212,7 +212,7 @@ static void swr_count_status(struct swr_dev *sdev, enum ib_wc_status status)
  * Complete the requester's WQE @w with @status. A failed WQE always
  * completes and moves the QP to the error state.
  */
-static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
+void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 			     enum ib_wc_status status, u32 byte_len)
 {
 	struct swroce_cqe cqe;
@@ -588,6 +588,8 @@ static int swr_flush(struct swr_qp *qp)
 	u32 prod;
 
 	WRITE_ONCE(qp->flush_pending, false);
+	/* The wire's outstanding WQEs come first: they are older. */
+	n += swr_wire_flush(qp);
 
 	if (qp->req.wqe_valid) {
 		qp->req.wqe_valid = false;
@@ -1214,6 +1216,31 @@ static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
 	return SWR_WAIT;
 }
 
+/* An RC/UC WQE to a foreign GID goes to the wire's window (swr_wire.c). */
+static enum swr_verdict swr_exec_rc_uc_wire(struct swr_qp *qp,
+					    struct swr_send_wqe *w, u64 len,
+					    int laccess)
+{
+	u32 nl = 0;
+	int err;
+
+	/* Check the local SGEs now: a bad lkey fails before any packet. */
+	if (!(w->hdr.flags & SWROCE_WQE_INLINE) &&
+	    w->hdr.opcode != SWROCE_WR_ATOMIC_WRITE) {
+		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, laccess,
+				   qp->req.lseg, &nl);
+		if (err) {
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+		swr_segs_put(qp->req.lseg, nl);
+	}
+	if (!swr_wire_submit(qp, len))
+		/* Window full or fenced: a completion clears the wait. */
+		return swr_req_wait(qp, NSEC_PER_MSEC);
+	return SWR_DONE;
+}
+
 static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 				       const struct swr_req_view *v)
 {
@@ -1232,6 +1259,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	case SWROCE_WR_LOCAL_INV:
 	case SWROCE_WR_BIND_MW:
 	case SWR_WR_REG_MR:
+		/* Completions in order: after the wire's outstanding WQEs. */
+		if (!swr_wire_idle(qp))
+			return swr_req_wait(qp, NSEC_PER_MSEC);
 		swr_exec_local(qp, w);
 		return SWR_DONE;
 	case SWROCE_WR_ATOMIC_WRITE:
@@ -1262,8 +1292,10 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		return SWR_DONE;
 	}
 
+	if (!swr_gid_is_local(sdev, &v->dgid) && swr_net_on_wire(sdev))
+		return swr_exec_rc_uc_wire(qp, w, len, laccess);
 	if (!swr_gid_is_local(sdev, &v->dgid)) {
-		/* No wire yet: nobody answers. */
+		/* Not on the wire (the port is taken): nobody answers. */
 		if (!rc) {
 			swr_req_complete(qp, w, IB_WC_SUCCESS, len);
 			return SWR_DONE;
@@ -1368,6 +1400,8 @@ int swr_req_process(struct swr_qp *qp, int budget)
 		return 0;
 
 	spin_lock(&qp->sq_lock);
+	/* Responses, timers and packets of the wire's window. */
+	swr_wire_poll(qp);
 	while (done < budget) {
 		swr_req_view(qp, &v);
 		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
@@ -1423,9 +1457,11 @@ bool swr_req_has_work(struct swr_qp *qp, u64 now)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 prod = READ_ONCE(qp->sq.ring->prod.idx);
 
+	if (swr_wire_has_work(qp, now))
+		return true;
 	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
 		if (prod != READ_ONCE(qp->sq.cons) ||
-		    READ_ONCE(qp->req.wqe_valid))
+		    READ_ONCE(qp->req.wqe_valid) || !swr_wire_idle(qp))
 			return true;
 		return !qp->srq && qp->rq.ring &&
 		       READ_ONCE(qp->rq.ring->prod.idx) !=

@@ -220,7 +220,7 @@ static bool swr_gid_v4(const union ib_gid *gid)
 }
 
 /* RoCEv2 flow entropy: a per-QP-pair UDP source port. */
-static __be16 swr_sport(u32 sqpn, u32 dqpn)
+__be16 swr_sport(u32 sqpn, u32 dqpn)
 {
 	return htons(SWR_ROCE_SPORT_BASE |
 		     hash_32(sqpn * 31 + dqpn, 14));
@@ -230,7 +230,7 @@ static __be16 swr_sport(u32 sqpn, u32 dqpn)
  * Put IP and UDP headers in front of @skb (its data is the BTH, its tail
  * the ICRC's 4 bytes), compute the ICRC and send it. Consumes @skb.
  */
-static int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
+int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		    const struct swr_wire_dest *d, __be16 sport)
 {
 	u32 roce_len = skb->len - SWR_ICRC_BYTES;
@@ -348,8 +348,8 @@ drop:
 }
 
 /* An skb with room for every header, its data at the BTH (@hdr_len). */
-static struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len,
-				     u32 paylen, u32 pad)
+struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
+			      u32 pad)
 {
 	u32 head = LL_RESERVED_SPACE(sdev->ndev) + sizeof(struct ipv6hdr) +
 		   sizeof(struct udphdr);
@@ -365,8 +365,8 @@ static struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len,
 	return skb;
 }
 
-static void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad,
-			 u32 dqpn, u32 psn, bool ack_req)
+void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
+		  u32 psn, bool ack_req)
 {
 	bth->opcode = opcode;
 	bth->flags = (se ? SWR_BTH_SE : 0) |
@@ -446,20 +446,6 @@ int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
 }
 
 /* Receive ------------------------------------------------------------------- */
-
-/* One validated incoming packet. */
-struct swr_rx {
-	struct swr_dev *sdev;
-	struct sk_buff *skb;
-	const struct swr_opinfo *op;
-	const struct swr_bth *bth;
-	const u8 *hdr;		/* the BTH */
-	const u8 *payload;
-	u32 paylen;		/* payload bytes, without pad */
-	u32 qpn;		/* destination */
-	u32 psn;
-	bool ipv4;
-};
 
 /* The 40 bytes in front of a UD receive: the packet's own IP header. */
 static int swr_rx_grh(const struct swr_rx *rx, u8 *grh)
@@ -670,8 +656,9 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		swr_rx_ud(&rx);
 		break;
 	default:
-		/* RC and UC over the wire: not yet (issue 4, phase 1). */
-		swr_count(rx.sdev, SWR_CNT_RX_DROPPED);
+		/* RC and UC: the skb may be queued for the requester. */
+		if (swr_wire_rx(&rx))
+			return 0;
 		break;
 	}
 	consume_skb(skb);
@@ -682,4 +669,9 @@ drop:
 free:
 	kfree_skb(skb);
 	return 0;
+}
+
+bool swr_net_on_wire(struct swr_dev *sdev)
+{
+	return rcu_access_pointer(sdev->wire);
 }

@@ -73,7 +73,59 @@ int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
 		    const struct swr_wire_dest *d, u32 dqpn, u32 qkey,
 		    u32 len, const struct swr_seg *lseg, u32 nl);
 
-/* swr_engine.c helpers the receive path uses (see there). */
+/* One validated incoming packet (swr_net.c). */
+struct swr_rx {
+	struct swr_dev *sdev;
+	struct sk_buff *skb;
+	const struct swr_opinfo *op;
+	const struct swr_bth *bth;
+	const u8 *hdr;		/* the BTH */
+	const u8 *payload;
+	u32 paylen;		/* payload bytes, without pad */
+	u32 qpn;		/* destination */
+	u32 psn;
+	bool ipv4;
+};
+
+/* Packet building blocks (swr_net.c). */
+__be16 swr_sport(u32 sqpn, u32 dqpn);
+struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
+			      u32 pad);
+struct swr_bth;
+void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
+		  u32 psn, bool ack_req);
+/* Prepend IP/UDP, compute the ICRC, send; consumes @skb. */
+int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
+	     const struct swr_wire_dest *d, __be16 sport);
+
+/*
+ * swr_wire.c: RC and UC over the wire.
+ */
+/* Softirq: an RC/UC packet for @rx->qpn. True when the skb was kept. */
+bool swr_wire_rx(struct swr_rx *rx);
+/*
+ * Requester (poller, sq_lock held). swr_wire_submit() takes req.wqe into
+ * the outstanding window: false when it cannot yet (window full, fence,
+ * RNR wait). swr_wire_poll() processes queued responses, timers and
+ * pending packets; swr_wire_has_work() tells whether it has something to
+ * do; swr_wire_flush() completes every outstanding WQE with a flush error
+ * and returns how many; swr_wire_idle(): nothing outstanding.
+ */
+bool swr_wire_submit(struct swr_qp *qp, u64 len);
+void swr_wire_poll(struct swr_qp *qp);
+bool swr_wire_has_work(struct swr_qp *qp, u64 now);
+int swr_wire_flush(struct swr_qp *qp);
+bool swr_wire_idle(struct swr_qp *qp);
+/* The requester's next timer (RNR wait or retransmission), 0: none. */
+u64 swr_wire_deadline(struct swr_qp *qp);
+/* Destroy: drop what the receive path queued (no locks held). */
+void swr_wire_qp_fini(struct swr_qp *qp);
+/* Is the device on the wire (a socket in its netns)? */
+bool swr_net_on_wire(struct swr_dev *sdev);
+
+/* swr_engine.c helpers the wire uses (see there). */
+void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
+		      enum ib_wc_status status, u32 byte_len);
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 		  enum ib_wc_status status, u8 opcode, u32 byte_len);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,

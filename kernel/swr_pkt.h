@@ -13,6 +13,12 @@
 #define SWR_PKT_H
 
 #include <linux/types.h>
+/* The unaligned accessors moved to linux/ in 6.12. */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 
 #define SWR_ROCE_UDP_PORT	4791
 /* UDP source ports: 0xc000 | a 14-bit hash of the flow (RoCEv2 entropy). */

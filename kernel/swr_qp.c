@@ -327,6 +327,8 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 	swr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* Responses the receive path queued for the requester. */
+	swr_wire_qp_fini(qp);
 
 	/* A ring still mapped by the process stays valid memory. */
 	swr_ring_free(qp->sq.ring, qp->sq.mmap);

@@ -139,6 +139,16 @@ else
 	tap_ok 1 "IPv6 RoCE v2 GIDs present"
 fi
 
+# RC, UC and SRQ: multi-packet messages (4 KiB at MTU 1024), both ways
+for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
+	pp $prog swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: swroce server, rxe client"
+	pp $prog "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: rxe server, swroce client"
+done
+pp ibv_rc_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 3000 -n 100
+tap_ok $? "ibv_rc_pingpong IPv6: swroce server, rxe client"
+
 cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 tap_ok "$(($(cnt swrw0 rx_pkts) > 0 && $(cnt swrw0 tx_pkts) > 0))" = 1 \
 	"swroce counted packets sent and received"
@@ -157,6 +167,10 @@ B4=$(v4gid 10.78.2.1) C4=$(v4gid 10.78.2.2)
 wait_gid swrw1 "$B4" && wait_gid swrw2 "$C4"
 pp ibv_ud_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 512 -n 200
 tap_ok $? "ibv_ud_pingpong IPv4: swroce <-> swroce across namespaces"
+for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
+	pp $prog swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: swroce <-> swroce across namespaces"
+done
 
 # a namespace that goes away takes its device and its socket along
 ip netns del swr-b
