@@ -428,7 +428,7 @@ static void swr_wire_go_back(struct swr_qp *qp, u32 psn)
 		if (swr_psn_diff(psn, e->first_psn) >= 0 &&
 		    swr_psn_diff(psn, e->first_psn + e->npkts) < 0) {
 			wr->send = i;
-			wr->sent = psn - e->first_psn;
+			wr->sent = (psn - e->first_psn) & SWR_PSN_MASK;
 			if (e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ ||
 			    swr_wire_is_rd_atomic(e->wqe.hdr.opcode)) {
 				wr->sent = 0;
@@ -565,7 +565,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 		if (!e || e->wqe.hdr.opcode != SWROCE_WR_RDMA_READ ||
 		    e != swr_wire_ent(wr, wr->head))
 			break;
-		k = psn - e->first_psn;
+		k = (psn - e->first_psn) & SWR_PSN_MASK;
 		if (k != e->rd_next)
 			break;	/* out of order: the timer resends */
 		if ((oi->flags & SWR_OPF_LAST) != (k + 1 == e->npkts ?

@@ -149,6 +149,19 @@ done
 pp ibv_rc_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 3000 -n 100
 tap_ok $? "ibv_rc_pingpong IPv6: swroce server, rxe client"
 
+# wire_rc A B NAME: the C test of RC operations between devices A and B
+wire_rc() {
+	local bin log rc
+	bin=$(dirname "$0")/../build/selftests/swroce_wire_rc
+	log=/tmp/swr-wire-rc.log
+	SWR_WIRE_A=$1 SWR_WIRE_B=$2 timeout 300 "$bin" >$log 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || sed 's/^/# /' $log
+	grep -E '^(not )?ok ' $log | sed 's/^/# /'
+	tap_ok $rc "$3"
+}
+wire_rc swrw0 rxew0 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> rxe"
+
 cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 tap_ok "$(($(cnt swrw0 rx_pkts) > 0 && $(cnt swrw0 tx_pkts) > 0))" = 1 \
 	"swroce counted packets sent and received"
@@ -171,6 +184,7 @@ for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
 	pp $prog swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100
 	tap_ok $? "$prog IPv4: swroce <-> swroce across namespaces"
 done
+wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
 
 # a namespace that goes away takes its device and its socket along
 ip netns del swr-b
