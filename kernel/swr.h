@@ -90,8 +90,8 @@ enum swr_counter {
 	SWR_CNT_TX_PKTS,	/* RoCEv2 packets sent (swr_net.c) */
 	SWR_CNT_TX_DROPPED,	/* packets not sent: no route, no socket */
 	SWR_CNT_RX_PKTS,	/* RoCEv2 packets received and valid */
-	SWR_CNT_RX_DROPPED,	/* bad ICRC/length/pad/opcode/QPN/P_Key/version,
-				 * or no QP to take them */
+	/* bad ICRC/length/pad/opcode/QPN/P_Key/version, or no QP for it */
+	SWR_CNT_RX_DROPPED,
 	SWR_NUM_COUNTERS
 };
 

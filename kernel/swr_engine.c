@@ -150,7 +150,7 @@ static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 /* Completions -------------------------------------------------------------- */
 
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
-			 enum ib_wc_status status, u8 opcode, u32 byte_len)
+		  enum ib_wc_status status, u8 opcode, u32 byte_len)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->wr_id = wr_id;
@@ -213,7 +213,7 @@ static void swr_count_status(struct swr_dev *sdev, enum ib_wc_status status)
  * completes and moves the QP to the error state.
  */
 void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
-			     enum ib_wc_status status, u32 byte_len)
+		      enum ib_wc_status status, u32 byte_len)
 {
 	struct swroce_cqe cqe;
 
@@ -230,7 +230,7 @@ void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 
 /* Complete a consumed receive WQE of @qp (the responder). */
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
-			      bool solicited)
+		       bool solicited)
 {
 	swr_count_status(swr_qp_dev(qp), cqe->status);
 	swr_cq_post(qp->rcq, cqe, solicited);
@@ -345,8 +345,7 @@ void swr_segs_put(struct swr_seg *seg, u32 n)
  * swr_mr_lookup() error; on error no reference is left.
  */
 int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
-			u32 num, u64 need, int access, struct swr_seg *seg,
-			u32 *n)
+		 u32 num, u64 need, int access, struct swr_seg *seg, u32 *n)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_mr *mr;
@@ -406,7 +405,7 @@ static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
  * @len bytes and are ranges their MRs were checked for.
  */
 int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-		    u32 ns, const u8 *kbuf, u64 len)
+	     u32 ns, const u8 *kbuf, u64 len)
 {
 	u64 doff = 0, soff = 0, n;
 	u32 di = 0, si = 0;

@@ -231,7 +231,7 @@ __be16 swr_sport(u32 sqpn, u32 dqpn)
  * the ICRC's 4 bytes), compute the ICRC and send it. Consumes @skb.
  */
 int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
-		    const struct swr_wire_dest *d, __be16 sport)
+	     const struct swr_wire_dest *d, __be16 sport)
 {
 	u32 roce_len = skb->len - SWR_ICRC_BYTES;
 	u8 *bth = skb->data;
@@ -329,7 +329,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
 		iph = ip6;
 	}
-	put_unaligned_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
+	swr_put_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
 
 	if (v4)
 		err = ip_local_out(net, sk, skb);
@@ -618,7 +618,7 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 	/* Full-member or limited default P_Key only (one-entry table). */
 	if ((ntohs(bth->pkey) & 0x7fff) != (SWR_DEFAULT_PKEY & 0x7fff))
 		return -EACCES;
-	if (get_unaligned_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
+	if (swr_get_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
 	    swr_icrc(skb_network_header(skb), rx->ipv4, rx->hdr,
 		     roce_len - SWR_ICRC_BYTES))
 		return -EBADMSG;
