@@ -9,9 +9,19 @@
  * its list it calls swr_req_process(), which copies WQEs out of the SQ ring
  * once, validates the copy and executes it (swr_engine.c). Traffic to a QP
  * of the same device is delivered locally by the same call (the responder
- * half runs on the destination QP, under its resp_lock); traffic to any
- * other GID will go to the wire (a later issue), and until then a UD send
- * to a foreign GID is dropped like a lost packet and an RC/UC request to a
+ * half runs on the destination QP, under its resp_lock). Traffic to any
+ * other GID goes to the wire (swr_net.c, swr_wire.c; see swr_net.h): a UD
+ * send becomes one packet; an RC/UC WQE is copied into the QP's outstanding
+ * window (req.wire) and its packets are sent by the poller, which also
+ * completes it when the ACK or the response comes. The receive path runs
+ * in softirq (the UDP socket's encap_rcv): requests - UD datagrams and
+ * RC/UC requests - are processed there under the destination QP's
+ * resp_lock (data placement, ACK/NAK and READ/atomic responses sent from
+ * there); ACKs, NAKs and responses for our requester are queued on
+ * qp->wire_rxq and the poller is kicked, because the requester's state is
+ * the poller's (sq_lock, never taken in softirq). A device whose netns
+ * port 4791 is taken (rdma_rxe in init_net) is local-only: a UD send to a
+ * foreign GID is dropped like a lost packet and an RC/UC request to a
  * foreign GID completes with IB_WC_RETRY_EXC_ERR after the retries.
  *
  * The poller busy-polls while there is work and for idle_us afterwards,
