@@ -93,8 +93,15 @@ enum swr_counter {
 	SWR_CNT_RNR_NAK,	/* RNR NAKs, at the responder sending; per QP */
 	SWR_CNT_RETRY_EXC,	/* WRs failed after retries (RNR or transport) */
 	SWR_CNT_FLUSHED,	/* WRs completed with a flush error; per QP */
+	SWR_CNT_TX_PKTS,	/* RoCEv2 packets sent (swr_net.c) */
+	SWR_CNT_TX_DROPPED,	/* packets not sent: no route, no socket */
+	SWR_CNT_RX_PKTS,	/* RoCEv2 packets received and valid */
+	/* bad ICRC/length/pad/opcode/QPN/P_Key/version, or no QP for it */
+	SWR_CNT_RX_DROPPED,
 	SWR_NUM_COUNTERS
 };
+
+struct swr_wire;
 
 struct swr_dev {
 	struct ib_device ibdev;
@@ -151,6 +158,15 @@ struct swr_dev {
 
 	/* The per-device poller (swr_poll.c). */
 	struct swr_poller *poller;
+
+	/*
+	 * The UDP sockets of the netdev's namespace once the device is on
+	 * the wire (swr_net.c, swr_net.h), and our entry in its list.
+	 * wire_dead: detached for good (dealloc, namespace exit).
+	 */
+	struct swr_wire __rcu *wire;
+	struct list_head wire_node;
+	bool wire_dead;
 };
 
 struct swr_ucontext {

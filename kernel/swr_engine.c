@@ -38,6 +38,7 @@
 
 #include "swr.h"
 #include "swr_mr.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 
 #define SWR_PSN_MASK		0xffffff
@@ -152,8 +153,8 @@ static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 
 /* Completions -------------------------------------------------------------- */
 
-static void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
-			 enum ib_wc_status status, u8 opcode, u32 byte_len)
+void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
+		  enum ib_wc_status status, u8 opcode, u32 byte_len)
 {
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->wr_id = wr_id;
@@ -224,8 +225,8 @@ static void swr_qp_cq_post(struct swr_qp *qp, struct swr_cq *cq,
  * Complete the requester's WQE @w with @status. A failed WQE always
  * completes and moves the QP to the error state.
  */
-static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
-			     enum ib_wc_status status, u32 byte_len)
+void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
+		      enum ib_wc_status status, u32 byte_len)
 {
 	struct swroce_cqe cqe;
 
@@ -241,8 +242,8 @@ static void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 }
 
 /* Complete a consumed receive WQE of @qp (the responder). */
-static void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
-			      bool solicited)
+void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
+		       bool solicited)
 {
 	swr_count_status(qp, cqe->status);
 	swr_qp_cq_post(qp, qp->rcq, cqe, solicited);
@@ -315,7 +316,7 @@ static void swr_srq_limit_event(struct swr_srq *srq)
  * Take the next receive WQE of @qp (the responder, resp_lock held): from
  * its SRQ, or its own RQ. 0, -ENOENT (none posted) or -EINVAL (bad ring).
  */
-static int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -344,7 +345,7 @@ static int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
 
 /* Memory ----------------------------------------------------------------- */
 
-static void swr_segs_put(struct swr_seg *seg, u32 n)
+void swr_segs_put(struct swr_seg *seg, u32 n)
 {
 	while (n--)
 		swr_mr_put(seg[n].mr);
@@ -356,9 +357,8 @@ static void swr_segs_put(struct swr_seg *seg, u32 n)
  * SGEs are skipped. Returns the number of segments in *@n, and 0 or the
  * swr_mr_lookup() error; on error no reference is left.
  */
-static int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
-			u32 num, u64 need, int access, struct swr_seg *seg,
-			u32 *n)
+int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
+		 u32 num, u64 need, int access, struct swr_seg *seg, u32 *n)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_mr *mr;
@@ -420,8 +420,8 @@ static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
  * the CPU is offered to others between them, so that a message of up to
  * 2 GiB does not hold it for seconds.
  */
-static int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-		    u32 ns, const u8 *kbuf, u64 len, bool resched)
+int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+	     u32 ns, const u8 *kbuf, u64 len, bool resched)
 {
 	u64 doff = 0, soff = 0, n;
 	u32 di = 0, si = 0;
@@ -605,6 +605,8 @@ static int swr_flush(struct swr_qp *qp)
 	u32 prod;
 
 	WRITE_ONCE(qp->flush_pending, false);
+	/* The wire's outstanding WQEs come first: they are older. */
+	n += swr_wire_flush(qp);
 
 	if (qp->req.wqe_valid) {
 		qp->req.wqe_valid = false;
@@ -853,6 +855,25 @@ out_unlock:
 	spin_unlock_bh(&dst->resp_lock);
 }
 
+static void swr_exec_ud_wire(struct swr_qp *qp, const struct swr_send_wqe *w,
+			     const struct swr_ud_dest *d, u32 sender_qkey,
+			     u64 len, u32 nl)
+{
+	struct swr_wire_dest wd = {
+		.sgid = d->sgid,
+		.dgid = d->dgid,
+		.flow_label = d->flow_label,
+		.traffic_class = d->traffic_class,
+		.hop_limit = d->hop_limit,
+	};
+	u32 qkey = w->hdr.ud.remote_qkey;
+
+	if (qkey & SWR_QKEY_PRIVILEGED)
+		qkey = sender_qkey;
+	swr_net_send_ud(qp, w, &wd, w->hdr.ud.remote_qpn, qkey, (u32)len,
+			qp->req.lseg, nl);
+}
+
 static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 				    const struct swr_req_view *v)
 {
@@ -889,13 +910,15 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 	}
 
 	qp->req.psn = (qp->req.psn + 1) & SWR_PSN_MASK;
-	/* Not local: the wire is not there yet, so a lost datagram. */
 	if (swr_gid_is_local(sdev, &d.dgid)) {
 		dst = swr_qp_get(sdev, w->hdr.ud.remote_qpn);
 		if (dst) {
 			swr_ud_deliver(qp, dst, w, &d, v->qkey, len, nl);
 			swr_qp_put(dst);
 		}
+	} else {
+		/* A lost datagram when it cannot be sent (swr_net.c). */
+		swr_exec_ud_wire(qp, w, &d, v->qkey, len, nl);
 	}
 	swr_segs_put(qp->req.lseg, nl);
 	swr_req_complete(qp, w, IB_WC_SUCCESS, len);
@@ -1270,6 +1293,31 @@ static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
 	return SWR_WAIT;
 }
 
+/* An RC/UC WQE to a foreign GID goes to the wire's window (swr_wire.c). */
+static enum swr_verdict swr_exec_rc_uc_wire(struct swr_qp *qp,
+					    struct swr_send_wqe *w, u64 len,
+					    int laccess)
+{
+	u32 nl = 0;
+	int err;
+
+	/* Check the local SGEs now: a bad lkey fails before any packet. */
+	if (!(w->hdr.flags & SWROCE_WQE_INLINE) &&
+	    w->hdr.opcode != SWROCE_WR_ATOMIC_WRITE) {
+		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, laccess,
+				   qp->req.lseg, &nl);
+		if (err) {
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+		swr_segs_put(qp->req.lseg, nl);
+	}
+	if (!swr_wire_submit(qp, len))
+		/* Window full or fenced: a completion clears the wait. */
+		return swr_req_wait(qp, NSEC_PER_MSEC);
+	return SWR_DONE;
+}
+
 static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 				       const struct swr_req_view *v)
 {
@@ -1289,6 +1337,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	case SWROCE_WR_LOCAL_INV:
 	case SWROCE_WR_BIND_MW:
 	case SWR_WR_REG_MR:
+		/* Completions in order: after the wire's outstanding WQEs. */
+		if (!swr_wire_idle(qp))
+			return swr_req_wait(qp, NSEC_PER_MSEC);
 		swr_exec_local(qp, w);
 		return SWR_DONE;
 	case SWROCE_WR_ATOMIC_WRITE:
@@ -1319,8 +1370,10 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		return SWR_DONE;
 	}
 
+	if (!swr_gid_is_local(sdev, &v->dgid) && swr_net_on_wire(sdev))
+		return swr_exec_rc_uc_wire(qp, w, len, laccess);
 	if (!swr_gid_is_local(sdev, &v->dgid)) {
-		/* No wire yet: nobody answers. */
+		/* Not on the wire (the port is taken): nobody answers. */
 		if (!rc) {
 			swr_req_complete(qp, w, IB_WC_SUCCESS, len);
 			return SWR_DONE;
@@ -1432,6 +1485,8 @@ int swr_req_process(struct swr_qp *qp, int budget)
 		return 0;
 
 	mutex_lock(&qp->sq_lock);
+	/* Responses, timers and packets of the wire's window. */
+	swr_wire_poll(qp);
 	while (done < budget) {
 		swr_req_view(qp, &v);
 		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
@@ -1487,9 +1542,11 @@ bool swr_req_has_work(struct swr_qp *qp, u64 now)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 prod = READ_ONCE(qp->sq.ring->prod.idx);
 
+	if (swr_wire_has_work(qp, now))
+		return true;
 	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
 		if (prod != READ_ONCE(qp->sq.cons) ||
-		    READ_ONCE(qp->req.wqe_valid))
+		    READ_ONCE(qp->req.wqe_valid) || !swr_wire_idle(qp))
 			return true;
 		return !qp->srq && qp->rq.ring &&
 		       READ_ONCE(qp->rq.ring->prod.idx) !=

@@ -20,6 +20,7 @@
 #include "swr.h"
 #include "swr_compat.h"
 #include "swr_mr.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 
 /*
@@ -107,6 +108,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&swr_dev_list_lock);
 
 	/* Every QP is gone: the core destroys all objects first. */
+	swr_net_detach(sdev);
 	swr_poll_stop(sdev);
 	xa_destroy(&sdev->qp_xa);
 	/* Every counter is gone too (rdma_counter_release()). */
@@ -243,6 +245,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
+	INIT_LIST_HEAD(&sdev->wire_node);
 	sdev->last_port_state = swr_port_state(sdev);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
@@ -381,9 +384,14 @@ static int __init swr_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&swr_netdev_notifier);
+	err = swr_net_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&swr_netdev_notifier);
+	if (err) {
+		swr_net_exit();
+		return err;
+	}
 	rdma_link_register(&swr_link_ops);
 	return 0;
 }
@@ -394,6 +402,7 @@ static void __exit swr_exit(void)
 	rdma_link_unregister(&swr_link_ops);
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
+	swr_net_exit();
 }
 
 module_init(swr_init);

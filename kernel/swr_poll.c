@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 
 #include "swr.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 
 /* WQEs one QP may complete per pass before the next QP's turn. */
@@ -128,6 +129,9 @@ static bool swr_poll_any_work(struct swr_poller *p, u64 now, u64 *deadline)
 			break;
 		}
 		when = READ_ONCE(qp->req.wait_until);
+		if (when && (!*deadline || when < *deadline))
+			*deadline = when;
+		when = swr_wire_deadline(qp);
 		if (when && (!*deadline || when < *deadline))
 			*deadline = when;
 	}

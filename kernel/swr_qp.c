@@ -19,6 +19,7 @@
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_net.h"
 #include "swr_qp.h"
 #include "swr_udata.h"
 
@@ -326,6 +327,8 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 	swr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* Responses the receive path queued for the requester. */
+	swr_wire_qp_fini(qp);
 
 	/* A ring still mapped by the process stays valid memory. */
 	swr_ring_free(qp->sq.ring, qp->sq.mmap);
@@ -588,6 +591,10 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->resp_lock);
 	}
 
+	/* The first QP that may receive puts the device on the wire. */
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR &&
+	    ibqp->qp_type != IB_QPT_GSI)
+		swr_net_attach(to_swr_dev(ibdev));
 	if (new == IB_QPS_SQD)
 		swr_qp_check_drained(qp);
 	/* Flushing, and WQEs posted before RTS, are the poller's work. */

@@ -9,9 +9,19 @@
  * its list it calls swr_req_process(), which copies WQEs out of the SQ ring
  * once, validates the copy and executes it (swr_engine.c). Traffic to a QP
  * of the same device is delivered locally by the same call (the responder
- * half runs on the destination QP, under its resp_lock); traffic to any
- * other GID will go to the wire (a later issue), and until then a UD send
- * to a foreign GID is dropped like a lost packet and an RC/UC request to a
+ * half runs on the destination QP, under its resp_lock). Traffic to any
+ * other GID goes to the wire (swr_net.c, swr_wire.c; see swr_net.h): a UD
+ * send becomes one packet; an RC/UC WQE is copied into the QP's outstanding
+ * window (req.wire) and its packets are sent by the poller, which also
+ * completes it when the ACK or the response comes. The receive path runs
+ * in softirq (the UDP socket's encap_rcv): requests - UD datagrams and
+ * RC/UC requests - are processed there under the destination QP's
+ * resp_lock (data placement, ACK/NAK and READ/atomic responses sent from
+ * there); ACKs, NAKs and responses for our requester are queued on
+ * qp->wire_rxq and the poller is kicked, because the requester's state is
+ * the poller's (sq_lock, never taken in softirq). A device whose netns
+ * port 4791 is taken (rdma_rxe in init_net) is local-only: a UD send to a
+ * foreign GID is dropped like a lost packet and an RC/UC request to a
  * foreign GID completes with IB_WC_RETRY_EXC_ERR after the retries.
  *
  * The poller busy-polls while there is work and for idle_us afterwards,
@@ -57,6 +67,7 @@
 
 #include <linux/completion.h>
 #include <linux/kthread.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -167,6 +178,49 @@ struct swr_qp_attr {
 	struct rdma_ah_attr ah;	/* RC/UC: the remote end (RoCE, GRH) */
 };
 
+/*
+ * RC/UC over the wire (swr_wire.c): the requester's outstanding window.
+ * WQEs handed to the wire are copied into ent[] and stay there until
+ * acknowledged (RC) or sent (UC); head..send have had packets sent,
+ * send..tail wait for them. Indices run freely; slot = index % window.
+ */
+#define SWR_WIRE_WINDOW		8
+
+struct swr_wire_ent {
+	struct swr_send_wqe wqe;
+	u64 len;		/* message bytes */
+	u32 first_psn;
+	u32 npkts;		/* PSNs the message takes */
+	u32 rd_next;		/* READ: next response packet expected */
+};
+
+struct swr_wire_req {
+	struct swr_wire_ent ent[SWR_WIRE_WINDOW];
+	u32 head;		/* oldest not completed */
+	u32 send;		/* entry whose packets go out next */
+	u32 tail;		/* next free */
+	u32 sent;		/* packets of ent[send] sent */
+	u32 unacked;		/* packets since the last AckReq */
+	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
+	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
+	u8 retry_left;
+	u8 rnr_left;
+};
+
+/* RC/UC over the wire: the responder's message in progress (resp_lock). */
+struct swr_wire_resp {
+	u32 msn;
+	u32 cur;		/* SWR_OPF_SEND / _WRITE in progress, or 0 */
+	u64 wr_va;		/* WRITE: next address, rkey, bytes left */
+	u32 wr_rkey;
+	u32 wr_left;
+	u32 wr_len;
+	bool nak_sent;		/* a PSN sequence NAK is outstanding */
+	bool atomic_valid;	/* the last atomic, for a duplicate request */
+	u32 atomic_psn;
+	u64 atomic_orig;
+};
+
 /* Requester progress: poller only, under sq_lock. */
 struct swr_req {
 	/* The head WQE, copied out and not finished (e.g. waiting on RNR). */
@@ -181,6 +235,7 @@ struct swr_req {
 	struct swr_seg lseg[SWR_MAX_SGE];	/* local SGEs */
 	struct swr_seg rseg[SWR_MAX_SGE];	/* receive SGEs or rkey range */
 	struct swr_recv_wqe rwqe;		/* the consumed receive WQE */
+	struct swr_wire_req wire;		/* zeroed by reset, like all */
 };
 
 /* Responder progress: under resp_lock. */
@@ -193,6 +248,9 @@ struct swr_resp {
 	struct swr_recv_wqe rwqe;
 	bool rwqe_valid;
 	u32 rwqe_offset;
+	/* Receive segments of the packet being placed (swr_net.c). */
+	struct swr_seg wire_seg[SWR_MAX_SGE];
+	struct swr_wire_resp wire;
 };
 
 /*
@@ -235,6 +293,11 @@ struct swr_qp {
 
 	/* On the poller's list from create to destroy (swr_poll.c). */
 	struct list_head poll_node;
+	/*
+	 * ACKs, NAKs and read/atomic responses from the wire, queued by the
+	 * receive softirq (skb->ll_node) for the requester (swr_wire.c).
+	 */
+	struct llist_head wire_rxq;
 	/*
 	 * Set by modify_qp to ERR, by swr_qp_set_error() and by a kernel
 	 * consumer posting to a QP in ERR: the poller flushes both queues.

@@ -36,6 +36,10 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_RNR_NAK] = { .name = "rnr_nak" },
 	[SWR_CNT_RETRY_EXC] = { .name = "retry_exceeded" },
 	[SWR_CNT_FLUSHED] = { .name = "flushed" },
+	[SWR_CNT_TX_PKTS] = { .name = "tx_pkts" },
+	[SWR_CNT_TX_DROPPED] = { .name = "tx_dropped" },
+	[SWR_CNT_RX_PKTS] = { .name = "rx_pkts" },
+	[SWR_CNT_RX_DROPPED] = { .name = "rx_dropped" },
 };
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);

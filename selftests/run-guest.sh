@@ -107,6 +107,9 @@ step killed build/selftests/swroce_killed
 step bigmsg build/selftests/swroce_bigmsg
 step counters build/selftests/swroce_counters
 step disassoc build/selftests/swroce_disassoc
+# RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
+# swroce across two netns (builds and removes its own topology).
+step wire selftests/swroce_wire.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

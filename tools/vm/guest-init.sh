@@ -52,7 +52,13 @@ finish() {	# $1 = status to report
 : > "$run/modules"
 # Modules from the host's /lib/modules (kmod handles .ko.xz itself).
 # Loading them before the baseline keeps their taint, if any, out of it.
-if ! modprobe -a ib_core ib_uverbs rdma_ucm; then
+# The module is insmod'ed: its other dependencies (udp_tunnel, ...) first.
+vm_deps=
+if [ -n "${vm_module:-}" ]; then
+	vm_deps=$(modinfo -F depends "$vm_module" 2>/dev/null | tr , ' ')
+fi
+# shellcheck disable=SC2086 # a list of module names
+if ! modprobe -a ib_core ib_uverbs rdma_ucm $vm_deps; then
 	msg "modprobe of the RDMA core modules failed"
 	finish 125
 fi

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The wire: UDP port 4791 sockets per network namespace, transmit through
+ * the IP stack, and the receive path (see swr_net.h).
+ */
+#include <linux/hash.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
+
+#include "swr.h"
+#include "swr_mr.h"
+#include "swr_net.h"
+#include "swr_pkt.h"
+#include "swr_qp.h"
+
+#define SWR_GRH_BYTES		40
+#define SWR_QKEY_PRIVILEGED	0x80000000U
+
+/* One namespace's port 4791. */
+struct swr_wire {
+	struct net *net;	/* not referenced: pernet exit closes us */
+	struct socket *sk4;
+	struct socket *sk6;	/* NULL without IPv6 */
+	struct list_head devs;	/* swr_dev.wire_node, RCU readers */
+	struct list_head node;	/* swr_wires */
+	struct rcu_head rcu;
+};
+
+/* Protects swr_wires, each wire's devs and every sdev->wire update. */
+static DEFINE_MUTEX(swr_net_mutex);
+static LIST_HEAD(swr_wires);
+
+static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb);
+
+static struct socket *swr_sock_open(struct net *net, bool ipv6,
+				    struct swr_wire *wire)
+{
+	struct udp_tunnel_sock_cfg tnl = {
+		.sk_user_data = wire,
+		.encap_type = 1,
+		.encap_rcv = swr_udp_rcv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(SWR_ROCE_UDP_PORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+		/* RoCEv2 sends a zero UDP checksum over IPv6 too. */
+		cfg.use_udp6_rx_checksums = 0;
+	} else {
+		cfg.family = AF_INET;
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tnl);
+	return sock;
+}
+
+static void swr_wire_free(struct swr_wire *wire)
+{
+	if (wire->sk6)
+		udp_tunnel_sock_release(wire->sk6);
+	if (wire->sk4)
+		udp_tunnel_sock_release(wire->sk4);
+	kfree_rcu(wire, rcu);
+}
+
+static struct swr_wire *swr_wire_open(struct net *net)
+{
+	struct swr_wire *wire;
+	struct socket *sock;
+
+	wire = kzalloc(sizeof(*wire), GFP_KERNEL);
+	if (!wire)
+		return ERR_PTR(-ENOMEM);
+	wire->net = net;
+	INIT_LIST_HEAD(&wire->devs);
+
+	sock = swr_sock_open(net, false, wire);
+	if (IS_ERR(sock)) {
+		kfree(wire);
+		return ERR_CAST(sock);
+	}
+	wire->sk4 = sock;
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sock = swr_sock_open(net, true, wire);
+		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
+			swr_wire_free(wire);
+			return ERR_CAST(sock);
+		}
+		if (!IS_ERR(sock))
+			wire->sk6 = sock;
+	}
+	list_add(&wire->node, &swr_wires);
+	return wire;
+}
+
+void swr_net_attach(struct swr_dev *sdev)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct swr_wire *wire;
+
+	if (rcu_access_pointer(sdev->wire))
+		return;
+	mutex_lock(&swr_net_mutex);
+	if (rcu_access_pointer(sdev->wire) || sdev->wire_dead)
+		goto out;
+	list_for_each_entry(wire, &swr_wires, node)
+		if (net_eq(wire->net, net))
+			goto found;
+	wire = swr_wire_open(net);
+	if (IS_ERR(wire)) {
+		/* EADDRINUSE: rdma_rxe (or another user) has the port. */
+		ibdev_dbg(&sdev->ibdev, "udp port %u: %ld, local only\n",
+			  SWR_ROCE_UDP_PORT, PTR_ERR(wire));
+		goto out;
+	}
+found:
+	list_add_tail_rcu(&sdev->wire_node, &wire->devs);
+	rcu_assign_pointer(sdev->wire, wire);
+out:
+	mutex_unlock(&swr_net_mutex);
+}
+
+/* Under swr_net_mutex: take @sdev off its wire; true when it was on one. */
+static struct swr_wire *swr_net_unlink(struct swr_dev *sdev)
+{
+	struct swr_wire *wire = rcu_dereference_protected(sdev->wire,
+				lockdep_is_held(&swr_net_mutex));
+
+	if (!wire)
+		return NULL;
+	list_del_rcu(&sdev->wire_node);
+	RCU_INIT_POINTER(sdev->wire, NULL);
+	return wire;
+}
+
+void swr_net_detach(struct swr_dev *sdev)
+{
+	struct swr_wire *wire;
+
+	mutex_lock(&swr_net_mutex);
+	sdev->wire_dead = true;
+	wire = swr_net_unlink(sdev);
+	if (wire && list_empty(&wire->devs))
+		list_del(&wire->node);
+	else
+		wire = NULL;
+	mutex_unlock(&swr_net_mutex);
+	/* Receive and transmit paths that saw us are done after this. */
+	synchronize_net();
+	if (wire)
+		swr_wire_free(wire);
+}
+
+static void __net_exit swr_net_ns_exit(struct net *net)
+{
+	struct swr_wire *wire, *found = NULL;
+	struct swr_dev *sdev, *tmp;
+
+	mutex_lock(&swr_net_mutex);
+	list_for_each_entry(wire, &swr_wires, node) {
+		if (net_eq(wire->net, net)) {
+			found = wire;
+			break;
+		}
+	}
+	if (found) {
+		list_for_each_entry_safe(sdev, tmp, &found->devs, wire_node) {
+			swr_net_unlink(sdev);
+			sdev->wire_dead = true;
+		}
+		list_del(&found->node);
+	}
+	mutex_unlock(&swr_net_mutex);
+	if (found) {
+		synchronize_net();
+		swr_wire_free(found);
+	}
+}
+
+static struct pernet_operations swr_net_ops = {
+	.exit = swr_net_ns_exit,
+};
+
+int swr_net_init(void)
+{
+	return register_pernet_subsys(&swr_net_ops);
+}
+
+void swr_net_exit(void)
+{
+	unregister_pernet_subsys(&swr_net_ops);
+}
+
+/* Transmit ------------------------------------------------------------------ */
+
+static bool swr_gid_v4(const union ib_gid *gid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
+}
+
+/* RoCEv2 flow entropy: a per-QP-pair UDP source port. */
+__be16 swr_sport(u32 sqpn, u32 dqpn)
+{
+	return htons(SWR_ROCE_SPORT_BASE |
+		     hash_32(sqpn * 31 + dqpn, 14));
+}
+
+/*
+ * Put IP and UDP headers in front of @skb (its data is the BTH, its tail
+ * the ICRC's 4 bytes), compute the ICRC and send it. Consumes @skb.
+ */
+int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
+	     const struct swr_wire_dest *d, __be16 sport)
+{
+	u32 roce_len = skb->len - SWR_ICRC_BYTES;
+	u8 *bth = skb->data;
+	struct swr_wire *wire;
+	struct udphdr *udph;
+	struct dst_entry *dst;
+	struct net *net;
+	struct sock *sk;
+	bool v4 = swr_gid_v4(&d->dgid);
+	void *iph;
+	int err;
+
+	rcu_read_lock();
+	wire = rcu_dereference(sdev->wire);
+	if (!wire || (!v4 && !wire->sk6)) {
+		err = -ENETUNREACH;
+		goto drop;
+	}
+	net = wire->net;
+
+	if (v4) {
+		struct flowi4 fl = {
+			.flowi4_oif = sdev->ndev->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+		};
+		struct rtable *rt;
+
+		memcpy(&fl.daddr, d->dgid.raw + 12, 4);
+		memcpy(&fl.saddr, d->sgid.raw + 12, 4);
+		rt = ip_route_output_key(net, &fl);
+		if (IS_ERR(rt)) {
+			err = PTR_ERR(rt);
+			goto drop;
+		}
+		dst = &rt->dst;
+		sk = wire->sk4->sk;
+	} else {
+		struct flowi6 fl6 = {
+			.flowi6_oif = sdev->ndev->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+		};
+
+		memcpy(&fl6.daddr, d->dgid.raw, sizeof(fl6.daddr));
+		memcpy(&fl6.saddr, d->sgid.raw, sizeof(fl6.saddr));
+		sk = wire->sk6->sk;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			err = PTR_ERR(dst);
+			goto drop;
+		}
+	}
+
+	udph = skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph->source = sport;
+	udph->dest = htons(SWR_ROCE_UDP_PORT);
+	udph->len = htons(skb->len);
+	udph->check = 0;
+
+	skb_dst_set(skb, dst);
+	skb->ignore_df = 0;
+	skb->ip_summed = CHECKSUM_NONE;
+	if (v4) {
+		struct iphdr *ip4 = skb_push(skb, sizeof(*ip4));
+
+		skb_reset_network_header(skb);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		skb->protocol = htons(ETH_P_IP);
+		ip4->version = 4;
+		ip4->ihl = sizeof(*ip4) >> 2;
+		ip4->tos = d->traffic_class;
+		ip4->tot_len = htons(skb->len);
+		ip4->id = 0;
+		ip4->frag_off = htons(IP_DF);
+		ip4->ttl = d->hop_limit ? d->hop_limit :
+			   ip4_dst_hoplimit(dst);
+		ip4->protocol = IPPROTO_UDP;
+		memcpy(&ip4->saddr, d->sgid.raw + 12, 4);
+		memcpy(&ip4->daddr, d->dgid.raw + 12, 4);
+		ip4->check = 0;
+		iph = ip4;
+	} else {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		skb->protocol = htons(ETH_P_IPV6);
+		ip6_flow_hdr(ip6, d->traffic_class,
+			     htonl(d->flow_label & 0xfffff));
+		ip6->payload_len = htons(skb->len - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = d->hop_limit ? d->hop_limit :
+				 ip6_dst_hoplimit(dst);
+		memcpy(&ip6->saddr, d->sgid.raw, sizeof(ip6->saddr));
+		memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
+		iph = ip6;
+	}
+	swr_put_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
+
+	if (v4)
+		err = ip_local_out(net, sk, skb);
+	else
+		err = ip6_local_out(net, sk, skb);
+	rcu_read_unlock();
+	err = net_xmit_eval(err);
+	swr_count(sdev, err ? SWR_CNT_TX_DROPPED : SWR_CNT_TX_PKTS);
+	return err;
+
+drop:
+	rcu_read_unlock();
+	kfree_skb(skb);
+	swr_count(sdev, SWR_CNT_TX_DROPPED);
+	return err;
+}
+
+/* An skb with room for every header, its data at the BTH (@hdr_len). */
+struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
+			      u32 pad)
+{
+	u32 head = LL_RESERVED_SPACE(sdev->ndev) + sizeof(struct ipv6hdr) +
+		   sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + hdr_len + paylen + pad + SWR_ICRC_BYTES,
+			GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb->priority = 0;
+	skb_put_zero(skb, hdr_len);
+	return skb;
+}
+
+void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
+		  u32 psn, bool ack_req)
+{
+	bth->opcode = opcode;
+	bth->flags = (se ? SWR_BTH_SE : 0) |
+		     ((pad << SWR_BTH_PAD_SHIFT) & SWR_BTH_PAD_MASK);
+	bth->pkey = htons(SWR_DEFAULT_PKEY);
+	bth->qpn = htonl(dqpn & SWR_QPN_MASK);
+	bth->apsn = htonl((psn & ((1U << SWR_PSN_BITS) - 1)) |
+			  (ack_req ? SWR_BTH_ACK_REQ : 0));
+}
+
+/* Append @len payload bytes from @lseg (or @kbuf) and the pad. */
+static int swr_skb_put_payload(struct sk_buff *skb, const struct swr_seg *lseg,
+			       u32 nl, const u8 *kbuf, u32 len, u32 pad)
+{
+	u8 *p = skb_put(skb, len);
+	u64 n;
+	u32 i;
+	int err;
+
+	if (kbuf) {
+		memcpy(p, kbuf, len);
+	} else {
+		for (i = 0; i < nl && len; i++) {
+			n = min_t(u64, lseg[i].len, len);
+			err = swr_mr_copy(lseg[i].mr, lseg[i].iova, p, n,
+					  SWR_COPY_FROM_MR);
+			if (err)
+				return err;
+			p += n;
+			len -= (u32)n;
+		}
+		if (len)
+			return -ERANGE;
+	}
+	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
+	return 0;
+}
+
+int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
+		    const struct swr_wire_dest *d, u32 dqpn, u32 qkey,
+		    u32 len, const struct swr_seg *lseg, u32 nl)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	bool imm = w->hdr.opcode == SWROCE_WR_SEND_WITH_IMM;
+	u32 hdr_len = sizeof(struct swr_bth) + sizeof(struct swr_deth) +
+		      (imm ? sizeof(struct swr_immdt) : 0);
+	u32 pad = (4 - (len & 3)) & 3;
+	struct swr_deth *deth;
+	struct sk_buff *skb;
+	int err;
+
+	skb = swr_skb_alloc(sdev, hdr_len, len, pad);
+	if (!skb) {
+		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		return -ENOMEM;
+	}
+	swr_bth_init((struct swr_bth *)skb->data,
+		     SWR_OP_UD | (imm ? SWR_OP_SEND_ONLY_IMM : SWR_OP_SEND_ONLY),
+		     w->hdr.flags & SWROCE_WQE_SOLICITED, pad, dqpn,
+		     qp->req.psn, false);
+	deth = (struct swr_deth *)(skb->data + sizeof(struct swr_bth));
+	deth->qkey = htonl(qkey);
+	deth->sqp = htonl(qp->ibqp.qp_num & SWR_QPN_MASK);
+	if (imm)
+		((struct swr_immdt *)(deth + 1))->imm =
+			(__force __be32)w->hdr.ex;
+
+	err = swr_skb_put_payload(skb, lseg, nl,
+				  w->hdr.flags & SWROCE_WQE_INLINE ?
+				  w->inline_data : NULL, len, pad);
+	if (err) {
+		kfree_skb(skb);
+		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		return err;
+	}
+	return swr_xmit(sdev, skb, d, swr_sport(qp->ibqp.qp_num, dqpn));
+}
+
+/* Receive ------------------------------------------------------------------- */
+
+/* The 40 bytes in front of a UD receive: the packet's own IP header. */
+static int swr_rx_grh(const struct swr_rx *rx, u8 *grh)
+{
+	memset(grh, 0, SWR_GRH_BYTES);
+	if (rx->ipv4) {
+		memcpy(grh + 20, ip_hdr(rx->skb), sizeof(struct iphdr));
+		return RDMA_NETWORK_IPV4;
+	}
+	memcpy(grh, ipv6_hdr(rx->skb), sizeof(struct ipv6hdr));
+	return RDMA_NETWORK_IPV6;
+}
+
+static void swr_rx_ud(struct swr_rx *rx)
+{
+	struct swr_dev *sdev = rx->sdev;
+	const struct swr_deth *deth = (const void *)(rx->hdr + sizeof(*rx->bth));
+	struct swr_recv_wqe *rwqe;
+	struct swr_seg *rseg;
+	struct swroce_cqe cqe;
+	u8 grh[SWR_GRH_BYTES];
+	unsigned long flags;
+	struct swr_qp *qp;
+	u32 qkey, nr = 0, total = rx->paylen + SWR_GRH_BYTES;
+	int net, err;
+	bool ok;
+
+	qp = swr_qp_get(sdev, rx->qpn);
+	if (!qp) {
+		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		return;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		goto drop;
+
+	spin_lock_bh(&qp->resp_lock);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	ok = qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS ||
+	     qp->state == IB_QPS_SQD;
+	qkey = qp->attr.qkey;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!ok || ntohl(deth->qkey) != qkey) {
+		ibdev_dbg(&sdev->ibdev, "ud rx: qp %u drops (qkey %#x)\n",
+			  rx->qpn, ntohl(deth->qkey));
+		goto drop_unlock;
+	}
+	rwqe = &qp->resp.rwqe;
+	rseg = qp->resp.wire_seg;
+	err = swr_recv_pop(qp, rwqe);
+	if (err) {
+		if (err == -EINVAL)
+			swr_qp_set_error(qp, true);
+		goto drop_unlock;
+	}
+	qp->resp.psn = (rx->psn + 1) & SWR_QPN_MASK;
+
+	swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num, IB_WC_SUCCESS,
+		     SWR_WC_RECV, total);
+	cqe.src_qp = ntohl(deth->sqp) & SWR_QPN_MASK;
+	cqe.flags = SWROCE_CQE_GRH;
+	if (rx->op->flags & SWR_OPF_IMMDT) {
+		cqe.flags |= SWROCE_CQE_WITH_IMM;
+		cqe.ex_data = (__force u32)((const struct swr_immdt *)
+					    (deth + 1))->imm;
+	}
+	err = swr_segs_get(qp, rwqe->sge, rwqe->num_sge, total,
+			   IB_ACCESS_LOCAL_WRITE, rseg, &nr);
+	if (err) {
+		cqe.status = IB_WC_LOC_PROT_ERR;
+		goto complete;
+	}
+	{
+		u64 have = 0;
+		u32 i;
+
+		for (i = 0; i < nr; i++)
+			have += rseg[i].len;
+		if (have < total) {
+			swr_segs_put(rseg, nr);
+			cqe.status = IB_WC_LOC_LEN_ERR;
+			goto complete;
+		}
+	}
+	net = swr_rx_grh(rx, grh);
+	if (!qp->rcq->ibcq.uobject)
+		cqe.reserved_0 = net;
+	err = swr_copy(rseg, nr, NULL, 0, grh, SWR_GRH_BYTES, false);
+	if (!err && rx->paylen) {
+		/* Skip the GRH in the receive segments. */
+		u64 skip = SWR_GRH_BYTES;
+		u32 di = 0;
+
+		while (skip && skip >= rseg[di].len)
+			skip -= rseg[di++].len;
+		rseg[di].iova += skip;
+		rseg[di].len -= skip;
+		/* One packet's payload: no rescheduling (softirq). */
+		err = swr_copy(rseg + di, nr - di, NULL, 0, rx->payload,
+			       rx->paylen, false);
+		rseg[di].iova -= skip;
+		rseg[di].len += skip;
+	}
+	swr_segs_put(rseg, nr);
+	if (err)
+		cqe.status = IB_WC_LOC_PROT_ERR;
+complete:
+	swr_recv_complete(qp, &cqe, rx->bth->flags & SWR_BTH_SE);
+	spin_unlock_bh(&qp->resp_lock);
+	swr_qp_put(qp);
+	return;
+
+drop_unlock:
+	spin_unlock_bh(&qp->resp_lock);
+drop:
+	swr_count(sdev, SWR_CNT_RX_DROPPED);
+	swr_qp_put(qp);
+}
+
+/* The swroce device on the wire @wire bound to @ndev (RCU). */
+static struct swr_dev *swr_rx_dev(struct swr_wire *wire,
+				  struct net_device *ndev)
+{
+	struct swr_dev *sdev;
+
+	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+/*
+ * Check the packet; on success fill @rx. Everything here came from the
+ * network: lengths are checked before each header is read.
+ */
+static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
+{
+	struct sk_buff *skb = rx->skb;
+	const struct udphdr *udph = udp_hdr(skb);
+	u32 roce_len, pad, iplen;
+	const struct swr_bth *bth;
+
+	rx->ipv4 = skb->protocol == htons(ETH_P_IP);
+	iplen = rx->ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	if (!rx->ipv4 && skb->protocol != htons(ETH_P_IPV6))
+		return -EPROTO;
+	/* The ICRC covers the IP header: it must be exactly the fixed one. */
+	if ((u8 *)udph - skb_network_header(skb) != iplen)
+		return -EPROTO;
+	if (rx->ipv4 && ip_hdr(skb)->ihl != 5)
+		return -EPROTO;
+	if (udp_len < sizeof(*udph) || udp_len > skb->len)
+		return -EMSGSIZE;
+	roce_len = udp_len - sizeof(*udph);
+	if (roce_len < sizeof(*bth) + SWR_ICRC_BYTES)
+		return -EMSGSIZE;
+
+	rx->hdr = (const u8 *)(udph + 1);
+	bth = (const struct swr_bth *)rx->hdr;
+	rx->bth = bth;
+	if (bth->flags & SWR_BTH_TVER_MASK)
+		return -EPROTO;
+	rx->op = swr_opinfo(bth->opcode);
+	if (!(rx->op->flags & SWR_OPF_VALID))
+		return -EOPNOTSUPP;
+	pad = (bth->flags & SWR_BTH_PAD_MASK) >> SWR_BTH_PAD_SHIFT;
+	if (roce_len < rx->op->hdr_len + pad + SWR_ICRC_BYTES)
+		return -EMSGSIZE;
+	rx->paylen = roce_len - rx->op->hdr_len - pad - SWR_ICRC_BYTES;
+	if (rx->paylen && !(rx->op->flags & SWR_OPF_PAYLOAD))
+		return -EMSGSIZE;
+	/* Full-member or limited default P_Key only (one-entry table). */
+	if ((ntohs(bth->pkey) & 0x7fff) != (SWR_DEFAULT_PKEY & 0x7fff))
+		return -EACCES;
+	if (swr_get_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
+	    swr_icrc(skb_network_header(skb), rx->ipv4, rx->hdr,
+		     roce_len - SWR_ICRC_BYTES))
+		return -EBADMSG;
+	rx->payload = rx->hdr + rx->op->hdr_len;
+	rx->qpn = ntohl(bth->qpn) & SWR_QPN_MASK;
+	rx->psn = ntohl(bth->apsn) & SWR_QPN_MASK;
+	/* No SMI (QP0); multicast (0xffffff) is not supported yet. */
+	if (!rx->qpn || rx->qpn == SWR_QPN_MASK)
+		return -ENOENT;
+	return 0;
+}
+
+/* encap_rcv: @skb->data is the UDP header. 0: consumed. */
+static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct swr_wire *wire = rcu_dereference_sk_user_data(sk);
+	struct swr_rx rx = { .skb = skb };
+	int err;
+
+	if (!wire)
+		goto free;
+	rx.sdev = swr_rx_dev(wire, skb->dev);
+	if (!rx.sdev)
+		goto free;
+	if (skb_linearize(skb))
+		goto drop;
+	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
+	if (err) {
+		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
+		goto drop;
+	}
+	swr_count(rx.sdev, SWR_CNT_RX_PKTS);
+	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
+	case SWR_OP_UD:
+		swr_rx_ud(&rx);
+		break;
+	default:
+		/* RC and UC: the skb may be queued for the requester. */
+		if (swr_wire_rx(&rx))
+			return 0;
+		break;
+	}
+	consume_skb(skb);
+	return 0;
+
+drop:
+	swr_count(rx.sdev, SWR_CNT_RX_DROPPED);
+free:
+	kfree_skb(skb);
+	return 0;
+}
+
+bool swr_net_on_wire(struct swr_dev *sdev)
+{
+	return rcu_access_pointer(sdev->wire);
+}

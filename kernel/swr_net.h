@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The wire: RoCEv2 over UDP/IP (swr_net.c), and the engine helpers the
+ * receive path shares with swr_engine.c.
+ *
+ * Sockets
+ * -------
+ * UDP port 4791 is bound once per network namespace (one IPv4 and one
+ * IPv6 socket, struct swr_wire), shared by the swroce devices whose netdev
+ * lives there, and referenced by them. A device joins its netns' wire
+ * lazily, when its first QP other than the GSI QP goes to RTR
+ * (swr_net_attach(), from modify_qp): rdma_rxe binds the same port in
+ * init_net when its module loads, and a swroce device that merely exists
+ * must not stop rxe from loading. When the port is taken (by rxe) the
+ * device stays local-only - traffic to its own GIDs works as before,
+ * foreign GIDs are unreachable - and the attempt is repeated at the next
+ * RTR. The interop topology is therefore swroce in its own namespace and
+ * rxe in init_net. A device leaves the wire in dealloc_driver; a namespace
+ * being dismantled closes its wire (pernet exit) after its netdevs, and the
+ * devices still attached to it then go local-only.
+ *
+ * Transmit builds the IP and UDP headers itself and sends through the
+ * route (ip_local_out() / ip6_local_out(): neighbour resolution and the
+ * Ethernet header are the IP stack's). udp_tunnel_xmit_skb() would pick a
+ * random IPv4 identification after the ICRC, which covers it, was
+ * computed; like rxe we send identification 0 with DF.
+ *
+ * Who runs what
+ * -------------
+ * Transmit runs in the poller (the requester, sq_lock held) under
+ * rcu_read_lock(). Receive runs in softirq (the UDP encap_rcv hook): it
+ * validates the packet (lengths, pad, version, opcode, P_Key, ICRC, QPN),
+ * then processes it at once under the destination QP's resp_lock -
+ * delivery of one datagram is a bounded copy. Packets that fail a check
+ * are dropped and counted (SWR_CNT_RX_DROPPED), never logged beyond
+ * ibdev_dbg().
+ *
+ * Locks: swr_net_mutex (the list of wires, which device is on which)
+ * nests outside nothing the engine holds; sdev->wire is RCU-protected.
+ */
+#ifndef SWR_NET_H
+#define SWR_NET_H
+
+#include <rdma/ib_verbs.h>
+
+#include "swr.h"
+#include "swr_qp.h"
+
+/* The IP-level addressing of one packet (from an AH or a QP's path). */
+struct swr_wire_dest {
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 traffic_class;
+	u8 hop_limit;
+};
+
+int swr_net_init(void);
+void swr_net_exit(void);
+
+/* Join the wire of the device's netns if not yet on it. May sleep. */
+void swr_net_attach(struct swr_dev *sdev);
+/* Leave it (dealloc_driver). May sleep. */
+void swr_net_detach(struct swr_dev *sdev);
+
+/*
+ * Send a UD message of @len bytes (from @lseg, or @inline_data when not
+ * NULL) as one SEND_ONLY packet to @dqpn. Requester context.
+ * Return: 0, or a negative errno when it could not be sent (the datagram
+ * is lost, as on a network).
+ */
+int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
+		    const struct swr_wire_dest *d, u32 dqpn, u32 qkey,
+		    u32 len, const struct swr_seg *lseg, u32 nl);
+
+/* One validated incoming packet (swr_net.c). */
+struct swr_rx {
+	struct swr_dev *sdev;
+	struct sk_buff *skb;
+	const struct swr_opinfo *op;
+	const struct swr_bth *bth;
+	const u8 *hdr;		/* the BTH */
+	const u8 *payload;
+	u32 paylen;		/* payload bytes, without pad */
+	u32 qpn;		/* destination */
+	u32 psn;
+	bool ipv4;
+};
+
+/* Packet building blocks (swr_net.c). */
+__be16 swr_sport(u32 sqpn, u32 dqpn);
+struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
+			      u32 pad);
+struct swr_bth;
+void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
+		  u32 psn, bool ack_req);
+/* Prepend IP/UDP, compute the ICRC, send; consumes @skb. */
+int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
+	     const struct swr_wire_dest *d, __be16 sport);
+
+/*
+ * swr_wire.c: RC and UC over the wire.
+ */
+/* Softirq: an RC/UC packet for @rx->qpn. True when the skb was kept. */
+bool swr_wire_rx(struct swr_rx *rx);
+/*
+ * Requester (poller, sq_lock held). swr_wire_submit() takes req.wqe into
+ * the outstanding window: false when it cannot yet (window full, fence,
+ * RNR wait). swr_wire_poll() processes queued responses, timers and
+ * pending packets; swr_wire_has_work() tells whether it has something to
+ * do; swr_wire_flush() completes every outstanding WQE with a flush error
+ * and returns how many; swr_wire_idle(): nothing outstanding.
+ */
+bool swr_wire_submit(struct swr_qp *qp, u64 len);
+void swr_wire_poll(struct swr_qp *qp);
+bool swr_wire_has_work(struct swr_qp *qp, u64 now);
+int swr_wire_flush(struct swr_qp *qp);
+bool swr_wire_idle(struct swr_qp *qp);
+/* The requester's next timer (RNR wait or retransmission), 0: none. */
+u64 swr_wire_deadline(struct swr_qp *qp);
+/* Destroy: drop what the receive path queued (no locks held). */
+void swr_wire_qp_fini(struct swr_qp *qp);
+/* Is the device on the wire (a socket in its netns)? */
+bool swr_net_on_wire(struct swr_dev *sdev);
+
+/* swr_engine.c helpers the wire uses (see there). */
+void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
+		      enum ib_wc_status status, u32 byte_len);
+void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
+		  enum ib_wc_status status, u8 opcode, u32 byte_len);
+void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
+		       bool solicited);
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out);
+void swr_segs_put(struct swr_seg *seg, u32 n);
+int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
+		 u32 num, u64 need, int access, struct swr_seg *seg, u32 *n);
+int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+	     u32 ns, const u8 *kbuf, u64 len, bool resched);
+
+#endif /* SWR_NET_H */

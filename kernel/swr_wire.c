@@ -1,0 +1,1219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RC and UC over the wire (issue 4, phase 1: lossless first, with
+ * go-back-N retransmission on NAK and timeout).
+ *
+ * Requester (poller, sq_lock): a WQE to a foreign GID is copied into the
+ * QP's window (struct swr_wire_req) and its packets are sent from there:
+ * SEND and WRITE split into path-MTU packets with consecutive PSNs, READ
+ * one request taking as many PSNs as response packets, atomics one PSN.
+ * AckReq is set on the last packet of each message and every
+ * SWR_WIRE_ACK_EVERY packets. Responses arrive in softirq and are queued
+ * on qp->wire_rxq for the poller (the requester's state is the poller's,
+ * under sq_lock, which softirq must not take). Completions are in order:
+ * only the head entry ever completes. UC entries complete once sent.
+ *
+ * Responder (softirq, the destination QP's resp_lock): requests are
+ * processed as they arrive: PSN check (duplicates re-ACKed, a READ
+ * duplicate re-executed, an atomic duplicate answered from the saved
+ * result; a gap NAKed once with PSN sequence error), opcode sequence
+ * check, data placement, and the ACK/NAK/read response sent from there.
+ */
+#include <linux/ktime.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_cache.h>
+
+#include "swr.h"
+#include "swr_mr.h"
+#include "swr_net.h"
+#include "swr_pkt.h"
+#include "swr_qp.h"
+
+#define SWR_WIRE_ACK_EVERY	16
+/* Packets one swr_wire_poll() sends before letting others run. */
+#define SWR_WIRE_BURST		64
+#define SWR_PSN_MASK		0xffffffU
+#define SWR_RNR_INFINITE	7
+
+/* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
+static const u32 swr_wire_rnr_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+	16384, 24576, 32768, 49152,
+};
+
+/* What a queued response skb carries (skb->cb). */
+struct swr_wire_cb {
+	u32 hdr_off;		/* BTH offset from skb->data */
+	u32 paylen;
+	u8 hdr_len;
+};
+
+static struct swr_wire_cb *swr_wire_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct swr_wire_cb) > sizeof(skb->cb));
+	return (struct swr_wire_cb *)skb->cb;
+}
+
+/* Signed distance a - b of two 24-bit PSNs. */
+static s32 swr_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/* The QP's path, as the wire needs it (read under state_lock). */
+struct swr_wire_path {
+	struct swr_wire_dest d;
+	u32 dqpn;
+	u32 mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	int access;
+	enum ib_qp_state state;
+};
+
+static int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
+{
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *ga;
+	unsigned long flags;
+	u8 sgid_index;
+	int mtu;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	grh = rdma_ah_read_grh(&qp->attr.ah);
+	p->d.dgid = grh->dgid;
+	p->d.flow_label = grh->flow_label;
+	p->d.traffic_class = grh->traffic_class;
+	p->d.hop_limit = grh->hop_limit;
+	sgid_index = grh->sgid_index;
+	p->dqpn = qp->attr.dest_qpn;
+	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	p->mtu = mtu > 0 ? mtu : 256;
+	p->timeout = qp->attr.timeout;
+	p->retry_cnt = qp->attr.retry_cnt;
+	p->rnr_retry = qp->attr.rnr_retry;
+	p->min_rnr_timer = qp->attr.min_rnr_timer;
+	p->access = qp->attr.access_flags;
+	p->state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	ga = rdma_get_gid_attr(qp->ibqp.device, SWR_PORT_NUM, sgid_index);
+	if (IS_ERR(ga))
+		return PTR_ERR(ga);
+	p->d.sgid = ga->gid;
+	rdma_put_gid_attr(ga);
+	return 0;
+}
+
+/*
+ * Copy @len bytes at message offset @off between @buf and the SGEs of
+ * @w (@to_mr: into them). Each SGE is looked up for the range used.
+ */
+static int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
+			     u64 off, u8 *buf, u32 len, bool to_mr)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	const struct swroce_sge *sge;
+	struct swr_mr *mr;
+	u64 iova, n;
+	u32 i;
+	int err;
+
+	if (w->hdr.flags & SWROCE_WQE_INLINE) {
+		if (to_mr || off + len > w->hdr.inline_len)
+			return -ERANGE;
+		memcpy(buf, w->inline_data + off, len);
+		return 0;
+	}
+	for (i = 0; i < w->hdr.num_sge && len; i++) {
+		sge = &w->sge[i];
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min_t(u64, sge->length - off, len);
+		iova = sge->addr + off;
+		mr = swr_mr_lookup(sdev, SWR_LKEY, sge->lkey, qp->ibqp.pd,
+				   qp->ibqp.qp_num,
+				   to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &iova, n);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = swr_mr_copy(mr, iova, buf, n,
+				  to_mr ? SWR_COPY_TO_MR : SWR_COPY_FROM_MR);
+		swr_mr_put(mr);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -ERANGE : 0;
+}
+
+/* Requester ---------------------------------------------------------------- */
+
+static struct swr_wire_ent *swr_wire_ent(struct swr_wire_req *wr, u32 idx)
+{
+	return &wr->ent[idx % SWR_WIRE_WINDOW];
+}
+
+static bool swr_wire_is_rd_atomic(u8 op)
+{
+	return op == SWROCE_WR_RDMA_READ ||
+	       op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == SWROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+bool swr_wire_idle(struct swr_qp *qp)
+{
+	return qp->req.wire.head == qp->req.wire.tail;
+}
+
+static u64 swr_wire_tmo(u8 timeout)
+{
+	return timeout ? 4096ULL << min_t(u8, timeout, 31) : 0;
+}
+
+static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	u64 tmo = swr_wire_tmo(p->timeout);
+
+	wr->deadline = tmo && !swr_wire_idle(qp) ? ktime_get_ns() + tmo : 0;
+}
+
+bool swr_wire_submit(struct swr_qp *qp, u64 len)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	const struct swr_send_wqe *w = &qp->req.wqe;
+	struct swr_wire_path p;
+	struct swr_wire_ent *e;
+	u32 i;
+
+	if (wr->tail - wr->head >= SWR_WIRE_WINDOW || wr->rnr_until)
+		return false;
+	/* A fence waits for every earlier READ and atomic. */
+	if (w->hdr.flags & SWROCE_WQE_FENCE)
+		for (i = wr->head; i != wr->tail; i++)
+			if (swr_wire_is_rd_atomic(swr_wire_ent(wr, i)->wqe.hdr.opcode))
+				return false;
+	if (swr_wire_path(qp, &p))
+		return false;
+
+	e = swr_wire_ent(wr, wr->tail);
+	e->wqe = *w;
+	e->len = len;
+	e->first_psn = qp->req.psn;
+	e->rd_next = 0;
+	switch (w->hdr.opcode) {
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case SWROCE_WR_ATOMIC_WRITE:
+		e->npkts = 1;
+		break;
+	default:
+		e->npkts = len ? (u32)DIV_ROUND_UP_ULL(len, p.mtu) : 1;
+		break;
+	}
+	if (swr_wire_idle(qp)) {
+		wr->retry_left = p.retry_cnt;
+		wr->rnr_left = p.rnr_retry;
+	}
+	qp->req.psn = (qp->req.psn + e->npkts) & SWR_PSN_MASK;
+	wr->tail++;
+	swr_wire_poll(qp);
+	return true;
+}
+
+static u8 swr_wire_req_opcode(const struct swr_wire_ent *e, u32 k,
+			      bool *ack_req)
+{
+	bool first = k == 0, last = k + 1 == e->npkts;
+	u8 op;
+
+	*ack_req = last;
+	switch (e->wqe.hdr.opcode) {
+	case SWROCE_WR_SEND:
+		op = first ? (last ? SWR_OP_SEND_ONLY : SWR_OP_SEND_FIRST) :
+			     (last ? SWR_OP_SEND_LAST : SWR_OP_SEND_MIDDLE);
+		break;
+	case SWROCE_WR_SEND_WITH_IMM:
+		op = first ? (last ? SWR_OP_SEND_ONLY_IMM : SWR_OP_SEND_FIRST) :
+			     (last ? SWR_OP_SEND_LAST_IMM : SWR_OP_SEND_MIDDLE);
+		break;
+	case SWROCE_WR_SEND_WITH_INV:
+		op = first ? (last ? SWR_OP_SEND_ONLY_INV : SWR_OP_SEND_FIRST) :
+			     (last ? SWR_OP_SEND_LAST_INV : SWR_OP_SEND_MIDDLE);
+		break;
+	case SWROCE_WR_RDMA_WRITE:
+		op = first ? (last ? SWR_OP_WRITE_ONLY : SWR_OP_WRITE_FIRST) :
+			     (last ? SWR_OP_WRITE_LAST : SWR_OP_WRITE_MIDDLE);
+		break;
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+		op = first ? (last ? SWR_OP_WRITE_ONLY_IMM :
+				     SWR_OP_WRITE_FIRST) :
+			     (last ? SWR_OP_WRITE_LAST_IMM :
+				     SWR_OP_WRITE_MIDDLE);
+		break;
+	case SWROCE_WR_RDMA_READ:
+		op = SWR_OP_READ_REQ;
+		*ack_req = true;
+		break;
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+		op = SWR_OP_CMP_SWAP;
+		*ack_req = true;
+		break;
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+		op = SWR_OP_FETCH_ADD;
+		*ack_req = true;
+		break;
+	default:	/* SWROCE_WR_ATOMIC_WRITE */
+		op = SWR_OP_ATOMIC_WRITE;
+		*ack_req = true;
+		break;
+	}
+	return op;
+}
+
+/* Send packet @k of @e. 0, or a local error status for the WQE. */
+static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
+					   const struct swr_wire_path *p,
+					   struct swr_wire_ent *e, u32 k)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC, ack_req;
+	const struct swroce_send_wqe *h = &e->wqe.hdr;
+	u8 op = swr_wire_req_opcode(e, k, &ack_req);
+	const struct swr_opinfo *oi = swr_opinfo(op);
+	u64 off = (u64)k * p->mtu;
+	u32 paylen = 0, pad, hdr_len = oi->hdr_len;
+	struct sk_buff *skb;
+	u8 *x;
+
+	if (oi->flags & SWR_OPF_PAYLOAD) {
+		if (h->opcode == SWROCE_WR_ATOMIC_WRITE)
+			paylen = sizeof(u64);
+		else
+			paylen = (u32)min_t(u64, e->len - off, p->mtu);
+	}
+	pad = (4 - (paylen & 3)) & 3;
+	if (rc && ++qp->req.wire.unacked >= SWR_WIRE_ACK_EVERY)
+		ack_req = true;
+	if (ack_req)
+		qp->req.wire.unacked = 0;
+
+	skb = swr_skb_alloc(sdev, hdr_len, paylen, pad);
+	if (!skb)
+		return IB_WC_SUCCESS;	/* as if lost: the timer resends */
+	swr_bth_init((struct swr_bth *)skb->data, (rc ? SWR_OP_RC : SWR_OP_UC) | op,
+		     (h->flags & SWROCE_WQE_SOLICITED) && (oi->flags & SWR_OPF_LAST),
+		     pad, p->dqpn, e->first_psn + k, rc && ack_req);
+	x = skb->data + sizeof(struct swr_bth);
+	if (oi->flags & SWR_OPF_RETH) {
+		struct swr_reth *reth = (struct swr_reth *)x;
+
+		reth->va = cpu_to_be64(h->rdma.remote_addr);
+		reth->rkey = htonl(h->rdma.rkey);
+		reth->len = htonl((u32)e->len);
+		if (h->opcode == SWROCE_WR_ATOMIC_WRITE) {
+			reth->va = cpu_to_be64(h->atomic.remote_addr);
+			reth->rkey = htonl(h->atomic.rkey);
+			reth->len = htonl(sizeof(u64));
+		}
+		x += sizeof(*reth);
+	}
+	if (oi->flags & SWR_OPF_ATMETH) {
+		struct swr_atmeth *a = (struct swr_atmeth *)x;
+
+		a->va = cpu_to_be64(h->atomic.remote_addr);
+		a->rkey = htonl(h->atomic.rkey);
+		if (h->opcode == SWROCE_WR_ATOMIC_CMP_AND_SWP) {
+			a->swap_add = cpu_to_be64(h->atomic.swap);
+			a->comp = cpu_to_be64(h->atomic.compare_add);
+		} else {
+			a->swap_add = cpu_to_be64(h->atomic.compare_add);
+		}
+		x += sizeof(*a);
+	}
+	if (oi->flags & SWR_OPF_IMMDT) {
+		((struct swr_immdt *)x)->imm = (__force __be32)h->ex;
+		x += sizeof(struct swr_immdt);
+	}
+	if (oi->flags & SWR_OPF_IETH)
+		((struct swr_ieth *)x)->rkey = htonl(h->ex);
+
+	x = skb_put(skb, paylen);
+	if (h->opcode == SWROCE_WR_ATOMIC_WRITE) {
+		swr_put_be64(h->atomic.compare_add, x);
+	} else if (paylen &&
+		   swr_wire_sge_copy(qp, &e->wqe, off, x, paylen, false)) {
+		kfree_skb(skb);
+		return IB_WC_LOC_PROT_ERR;
+	}
+	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
+	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+	return IB_WC_SUCCESS;
+}
+
+/* Complete the head entry with @status (0 byte_len on error). */
+static void swr_wire_retire(struct swr_qp *qp, enum ib_wc_status status)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e = swr_wire_ent(wr, wr->head);
+
+	swr_req_complete(qp, &e->wqe, status,
+			 status == IB_WC_SUCCESS ? (u32)e->len : 0);
+	if (wr->send == wr->head) {
+		wr->send++;
+		wr->sent = 0;
+	}
+	wr->head++;
+	/* A WQE that waited for room may go now. */
+	qp->req.wait_until = 0;
+}
+
+/* Send what is pending, up to a burst. */
+static void swr_wire_send_pending(struct swr_qp *qp,
+				  const struct swr_wire_path *p)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	enum ib_wc_status st;
+	struct swr_wire_ent *e;
+	int burst = SWR_WIRE_BURST;
+	bool sent = false;
+
+	while (wr->send != wr->tail && burst-- > 0) {
+		e = swr_wire_ent(wr, wr->send);
+		st = swr_wire_send_pkt(qp, p, e, wr->sent);
+		if (st != IB_WC_SUCCESS) {
+			/* Only the head may complete: fail it once it is. */
+			while (wr->head != wr->send)
+				swr_wire_retire(qp, IB_WC_SUCCESS);
+			swr_wire_retire(qp, st);
+			return;
+		}
+		sent = true;
+		/* READ and atomics: one request packet for all PSNs. */
+		if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode) ||
+		    e->wqe.hdr.opcode == SWROCE_WR_ATOMIC_WRITE)
+			wr->sent = e->npkts;
+		else
+			wr->sent++;
+		if (wr->sent == e->npkts) {
+			wr->send++;
+			wr->sent = 0;
+			/* UC: nothing comes back; done once sent. */
+			if (!rc)
+				while (wr->head != wr->send)
+					swr_wire_retire(qp, IB_WC_SUCCESS);
+		}
+	}
+	if (sent && rc && !wr->deadline)
+		swr_wire_arm(qp, p);
+}
+
+/* Go back to PSN @psn (a NAK or a timeout): resend from there. */
+static void swr_wire_go_back(struct swr_qp *qp, u32 psn)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e;
+	u32 i;
+
+	for (i = wr->head; i != wr->tail; i++) {
+		e = swr_wire_ent(wr, i);
+		if (swr_psn_diff(psn, e->first_psn) >= 0 &&
+		    swr_psn_diff(psn, e->first_psn + e->npkts) < 0) {
+			wr->send = i;
+			wr->sent = (psn - e->first_psn) & SWR_PSN_MASK;
+			if (e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ ||
+			    swr_wire_is_rd_atomic(e->wqe.hdr.opcode)) {
+				wr->sent = 0;
+				e->rd_next = 0;
+			}
+			return;
+		}
+	}
+	wr->send = wr->head;
+	wr->sent = 0;
+	if (wr->head != wr->tail)
+		swr_wire_ent(wr, wr->head)->rd_next = 0;
+}
+
+/* Complete the entries an ACK of @psn covers (not READs/atomics). */
+static bool swr_wire_ack_upto(struct swr_qp *qp, u32 psn)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e;
+	bool progress = false;
+
+	while (wr->head != wr->send) {
+		e = swr_wire_ent(wr, wr->head);
+		if (swr_psn_diff(psn, e->first_psn + e->npkts - 1) < 0)
+			break;
+		if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode))
+			break;
+		swr_wire_retire(qp, IB_WC_SUCCESS);
+		progress = true;
+	}
+	return progress;
+}
+
+/* Entries before the one holding @psn are implicitly acknowledged. */
+static struct swr_wire_ent *swr_wire_implicit(struct swr_qp *qp, u32 psn)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e;
+
+	while (wr->head != wr->send) {
+		e = swr_wire_ent(wr, wr->head);
+		if (swr_psn_diff(psn, e->first_psn) >= 0 &&
+		    swr_psn_diff(psn, e->first_psn + e->npkts) < 0)
+			return e;
+		if (swr_psn_diff(psn, e->first_psn) < 0)
+			return NULL;
+		if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode))
+			return NULL;
+		swr_wire_retire(qp, IB_WC_SUCCESS);
+	}
+	return NULL;
+}
+
+static enum ib_wc_status swr_wire_nak_status(u8 syn)
+{
+	switch (syn) {
+	case SWR_AETH_NAK_INV_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case SWR_AETH_NAK_REM_ACC:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+/* One queued response. */
+static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
+			    const struct swr_wire_path *p)
+{
+	struct swr_wire_cb *cb = swr_wire_cb(skb);
+	const u8 *hdr = skb->data + cb->hdr_off;
+	const struct swr_bth *bth = (const struct swr_bth *)hdr;
+	const u8 *payload = hdr + cb->hdr_len;
+	u8 op = bth->opcode & ~SWR_OP_TRANSPORT_MASK;
+	u32 psn = ntohl(bth->apsn) & SWR_PSN_MASK;
+	struct swr_wire_req *wr = &qp->req.wire;
+	const struct swr_opinfo *oi = swr_opinfo(bth->opcode);
+	struct swr_wire_ent *e;
+	u32 aeth = 0, k;
+	u64 orig;
+	u8 syn;
+
+	if (oi->flags & SWR_OPF_AETH)
+		aeth = ntohl(((const struct swr_aeth *)(hdr +
+			      sizeof(*bth)))->smsn);
+	syn = aeth >> SWR_AETH_SYN_SHIFT;
+
+	switch (op) {
+	case SWR_OP_ACK:
+		switch (syn & SWR_AETH_TYPE_MASK) {
+		case SWR_AETH_ACK:
+			if (swr_wire_ack_upto(qp, psn)) {
+				wr->retry_left = p->retry_cnt;
+				wr->rnr_left = p->rnr_retry;
+				wr->deadline = 0;
+				swr_wire_arm(qp, p);
+			}
+			break;
+		case SWR_AETH_RNR_NAK:
+			e = swr_wire_implicit(qp, psn);
+			if (!e)
+				break;
+			swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
+			if (!wr->rnr_left) {
+				swr_wire_retire(qp, IB_WC_RNR_RETRY_EXC_ERR);
+				break;
+			}
+			if (wr->rnr_left != SWR_RNR_INFINITE)
+				wr->rnr_left--;
+			swr_wire_go_back(qp, psn);
+			wr->rnr_until = ktime_get_ns() +
+				(u64)swr_wire_rnr_10us[syn & 31] * 10 *
+				NSEC_PER_USEC;
+			wr->deadline = 0;
+			break;
+		case SWR_AETH_NAK:
+			e = swr_wire_implicit(qp, psn);
+			if (!e)
+				break;
+			if (syn == SWR_AETH_NAK_PSN_SEQ) {
+				swr_wire_go_back(qp, psn);
+				break;
+			}
+			swr_wire_retire(qp, swr_wire_nak_status(syn));
+			break;
+		}
+		break;
+
+	case SWR_OP_READ_RESP_FIRST:
+	case SWR_OP_READ_RESP_MIDDLE:
+	case SWR_OP_READ_RESP_LAST:
+	case SWR_OP_READ_RESP_ONLY:
+		e = swr_wire_implicit(qp, psn);
+		if (!e || e->wqe.hdr.opcode != SWROCE_WR_RDMA_READ ||
+		    e != swr_wire_ent(wr, wr->head))
+			break;
+		k = (psn - e->first_psn) & SWR_PSN_MASK;
+		if (k != e->rd_next)
+			break;	/* out of order: the timer resends */
+		if ((oi->flags & SWR_OPF_LAST) != (k + 1 == e->npkts ?
+						   SWR_OPF_LAST : 0) ||
+		    cb->paylen != min_t(u64, e->len - (u64)k * p->mtu, p->mtu)) {
+			swr_wire_retire(qp, IB_WC_BAD_RESP_ERR);
+			break;
+		}
+		if (cb->paylen &&
+		    swr_wire_sge_copy(qp, &e->wqe, (u64)k * p->mtu,
+				      (u8 *)payload, cb->paylen, true)) {
+			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
+			break;
+		}
+		e->rd_next++;
+		if (e->rd_next == e->npkts) {
+			wr->retry_left = p->retry_cnt;
+			wr->deadline = 0;
+			swr_wire_retire(qp, IB_WC_SUCCESS);
+			swr_wire_arm(qp, p);
+		}
+		break;
+
+	case SWR_OP_ATOMIC_ACK:
+		e = swr_wire_implicit(qp, psn);
+		if (!e || e != swr_wire_ent(wr, wr->head) ||
+		    (e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_CMP_AND_SWP &&
+		     e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_FETCH_AND_ADD))
+			break;
+		orig = swr_get_be64(hdr + sizeof(*bth) +
+					  sizeof(struct swr_aeth));
+		if (swr_wire_sge_copy(qp, &e->wqe, 0, (u8 *)&orig,
+				      sizeof(orig), true)) {
+			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
+			break;
+		}
+		wr->deadline = 0;
+		swr_wire_retire(qp, IB_WC_SUCCESS);
+		swr_wire_arm(qp, p);
+		break;
+	}
+}
+
+void swr_wire_poll(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct llist_node *list;
+	struct sk_buff *skb, *next;
+	struct swr_wire_path p;
+	u64 now;
+
+	list = llist_del_all(&qp->wire_rxq);
+	if (swr_wire_path(qp, &p)) {
+		llist_for_each_entry_safe(skb, next, list, ll_node)
+			kfree_skb(skb);
+		return;
+	}
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(skb, next, list, ll_node) {
+		if (p.state != IB_QPS_ERR && !swr_wire_idle(qp))
+			swr_wire_req_rx(qp, skb, &p);
+		consume_skb(skb);
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR || swr_wire_idle(qp))
+		return;
+
+	now = ktime_get_ns();
+	if (wr->rnr_until) {
+		if (now < wr->rnr_until) {
+			swr_poll_deadline(swr_qp_dev(qp), wr->rnr_until);
+			return;
+		}
+		wr->rnr_until = 0;
+	}
+	if (wr->deadline && now >= wr->deadline) {
+		if (!wr->retry_left) {
+			swr_wire_retire(qp, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		wr->retry_left--;
+		swr_wire_go_back(qp, swr_wire_ent(wr, wr->head)->first_psn);
+		wr->deadline = 0;
+	}
+	swr_wire_send_pending(qp, &p);
+	if (wr->deadline)
+		swr_poll_deadline(swr_qp_dev(qp), wr->deadline);
+}
+
+u64 swr_wire_deadline(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	u64 t = READ_ONCE(wr->rnr_until);
+
+	return t ? t : READ_ONCE(wr->deadline);
+}
+
+bool swr_wire_has_work(struct swr_qp *qp, u64 now)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	u64 t;
+
+	if (!llist_empty(&qp->wire_rxq))
+		return true;
+	if (READ_ONCE(wr->head) == READ_ONCE(wr->tail))
+		return false;
+	t = READ_ONCE(wr->rnr_until);
+	if (t)
+		return now >= t;
+	if (READ_ONCE(wr->send) != READ_ONCE(wr->tail))
+		return true;
+	t = READ_ONCE(wr->deadline);
+	return t && now >= t;
+}
+
+int swr_wire_flush(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	int n = 0;
+
+	swr_wire_qp_fini(qp);
+	for (; wr->head != wr->tail; wr->head++, n++)
+		swr_req_complete(qp, &swr_wire_ent(wr, wr->head)->wqe,
+				 IB_WC_WR_FLUSH_ERR, 0);
+	wr->send = wr->head;
+	wr->sent = 0;
+	wr->deadline = 0;
+	wr->rnr_until = 0;
+	return n;
+}
+
+void swr_wire_qp_fini(struct swr_qp *qp)
+{
+	struct llist_node *list = llist_del_all(&qp->wire_rxq);
+	struct sk_buff *skb, *next;
+
+	llist_for_each_entry_safe(skb, next, list, ll_node)
+		kfree_skb(skb);
+}
+
+/* Responder ------------------------------------------------------------------ */
+
+/* Send an ACK, NAK or atomic ACK for @psn. */
+static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
+			      u32 psn, u8 syn, u32 msn, const u64 *orig)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	u8 op = orig ? SWR_OP_ATOMIC_ACK : SWR_OP_ACK;
+	const struct swr_opinfo *oi = swr_opinfo(op);
+	struct sk_buff *skb;
+	struct swr_aeth *aeth;
+
+	skb = swr_skb_alloc(sdev, oi->hdr_len, 0, 0);
+	if (!skb)
+		return;
+	swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op, false, 0,
+		     p->dqpn, psn, false);
+	aeth = (struct swr_aeth *)(skb->data + sizeof(struct swr_bth));
+	aeth->smsn = htonl((u32)syn << SWR_AETH_SYN_SHIFT |
+			   (msn & SWR_AETH_MSN_MASK));
+	if (orig)
+		swr_put_be64(*orig, aeth + 1);
+	skb_put_zero(skb, SWR_ICRC_BYTES);
+	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+}
+
+static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
+			     u32 psn)
+{
+	swr_wire_send_ack(qp, p, psn,
+			  SWR_AETH_RNR_NAK | (p->min_rnr_timer & 31),
+			  qp->resp.wire.msn, NULL);
+}
+
+/* Send the read responses for a READ of @len bytes at @va / @mr. */
+static void swr_wire_read_resp(struct swr_qp *qp, const struct swr_wire_path *p,
+			       struct swr_mr *mr, u64 va, u32 len, u32 psn,
+			       u32 msn)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	u32 npkts = len ? DIV_ROUND_UP(len, p->mtu) : 1, k, n, pad;
+	const struct swr_opinfo *oi;
+	struct sk_buff *skb;
+	struct swr_aeth *aeth;
+	u8 op;
+
+	for (k = 0; k < npkts; k++) {
+		if (npkts == 1)
+			op = SWR_OP_READ_RESP_ONLY;
+		else if (!k)
+			op = SWR_OP_READ_RESP_FIRST;
+		else if (k + 1 == npkts)
+			op = SWR_OP_READ_RESP_LAST;
+		else
+			op = SWR_OP_READ_RESP_MIDDLE;
+		oi = swr_opinfo(op);
+		n = min(len - k * p->mtu, p->mtu);
+		pad = (4 - (n & 3)) & 3;
+		skb = swr_skb_alloc(sdev, oi->hdr_len, n, pad);
+		if (!skb)
+			return;
+		swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op,
+			     false, pad, p->dqpn, psn + k, false);
+		if (oi->flags & SWR_OPF_AETH) {
+			aeth = (struct swr_aeth *)(skb->data +
+						   sizeof(struct swr_bth));
+			aeth->smsn = htonl(msn & SWR_AETH_MSN_MASK);
+		}
+		if (n && swr_mr_copy(mr, va + (u64)k * p->mtu, skb_put(skb, n),
+				     n, SWR_COPY_FROM_MR)) {
+			kfree_skb(skb);
+			return;
+		}
+		skb_put_zero(skb, pad + SWR_ICRC_BYTES);
+		swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+	}
+}
+
+/* Place @len bytes of @data at offset @off of the current receive WQE. */
+static int swr_wire_place_recv(struct swr_qp *qp, const u8 *data, u32 len)
+{
+	struct swr_recv_wqe *rwqe = &qp->resp.rwqe;
+	struct swr_seg *seg = qp->resp.wire_seg;
+	u64 off = qp->resp.rwqe_offset, skip;
+	u32 nr, di = 0;
+	int err;
+
+	if (!len)
+		return 0;
+	err = swr_segs_get(qp, rwqe->sge, rwqe->num_sge, off + len,
+			   IB_ACCESS_LOCAL_WRITE, seg, &nr);
+	if (err)
+		return -EACCES;
+	skip = off;
+	while (di < nr && skip >= seg[di].len)
+		skip -= seg[di++].len;
+	if (di == nr) {
+		swr_segs_put(seg, nr);
+		return -EMSGSIZE;
+	}
+	seg[di].iova += skip;
+	seg[di].len -= skip;
+	err = swr_copy(seg + di, nr - di, NULL, 0, data, len, false);
+	seg[di].iova -= skip;
+	seg[di].len += skip;
+	swr_segs_put(seg, nr);
+	return err ? -EMSGSIZE : 0;
+}
+
+static u64 swr_wire_sge_total(const struct swr_recv_wqe *rwqe)
+{
+	u64 t = 0;
+	u32 i;
+
+	for (i = 0; i < rwqe->num_sge; i++)
+		t += rwqe->sge[i].length;
+	return t;
+}
+
+/* Complete the receive WQE of the message that just ended. */
+static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
+			       enum ib_wc_status st, u8 wc_op, u32 byte_len,
+			       u32 flags, u32 ex, bool se)
+{
+	struct swroce_cqe cqe;
+
+	swr_cqe_init(&cqe, qp->resp.rwqe.wr_id, qp->ibqp.qp_num, st, wc_op,
+		     byte_len);
+	cqe.src_qp = p->dqpn;
+	cqe.flags = flags;
+	cqe.ex_data = ex;
+	qp->resp.rwqe_valid = false;
+	swr_recv_complete(qp, &cqe, se);
+}
+
+/*
+ * A request packet at @qp (resp_lock held). Returns the NAK syndrome to
+ * send (0: none), having sent any ACK or response itself.
+ */
+static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
+			     const struct swr_wire_path *p)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_wire_resp *ws = &qp->resp.wire;
+	const struct swr_opinfo *oi = rx->op;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool ack_req = ntohl(rx->bth->apsn) & SWR_BTH_ACK_REQ;
+	bool se = rx->bth->flags & SWR_BTH_SE;
+	const u8 *x = rx->hdr + sizeof(struct swr_bth);
+	const struct swr_reth *reth = NULL;
+	const struct swr_atmeth *atm = NULL;
+	u32 imm = 0, ieth = 0, msg_flags = 0;
+	u8 op = rx->bth->opcode & ~SWR_OP_TRANSPORT_MASK;
+	u8 nak = 0;
+	struct swr_mr *mr;
+	s32 diff;
+	u64 va, orig, *w64;
+	int err;
+
+	if (oi->flags & SWR_OPF_RETH) {
+		reth = (const struct swr_reth *)x;
+		x += sizeof(*reth);
+	}
+	if (oi->flags & SWR_OPF_ATMETH) {
+		atm = (const struct swr_atmeth *)x;
+		x += sizeof(*atm);
+	}
+	if (oi->flags & SWR_OPF_IMMDT) {
+		imm = (__force u32)((const struct swr_immdt *)x)->imm;
+		msg_flags = SWROCE_CQE_WITH_IMM;
+		x += sizeof(struct swr_immdt);
+	}
+	if (oi->flags & SWR_OPF_IETH)
+		ieth = ntohl(((const struct swr_ieth *)x)->rkey);
+	if (!(oi->flags & SWR_OPF_REQ))
+		return;	/* a response to a requester on a UC QP: drop */
+
+	diff = swr_psn_diff(rx->psn, qp->resp.psn);
+	if (rc && diff > 0) {
+		if (!ws->nak_sent)
+			swr_wire_send_ack(qp, p, qp->resp.psn,
+					  SWR_AETH_NAK_PSN_SEQ, ws->msn, NULL);
+		ws->nak_sent = true;
+		return;
+	}
+	if (rc && diff < 0) {
+		/* A duplicate: the requester lost our answer. */
+		if (op == SWR_OP_READ_REQ && (p->access & IB_ACCESS_REMOTE_READ)) {
+			va = be64_to_cpu(reth->va);
+			if (!ntohl(reth->len))
+				return;
+			mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(reth->rkey),
+					   qp->ibqp.pd, qp->ibqp.qp_num,
+					   IB_ACCESS_REMOTE_READ, &va,
+					   ntohl(reth->len));
+			if (IS_ERR(mr))
+				return;
+			swr_wire_read_resp(qp, p, mr, va, ntohl(reth->len),
+					   rx->psn, ws->msn);
+			swr_mr_put(mr);
+		} else if (atm) {
+			if (ws->atomic_valid && ws->atomic_psn == rx->psn)
+				swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK,
+						  ws->msn, &ws->atomic_orig);
+		} else {
+			swr_wire_send_ack(qp, p, (qp->resp.psn - 1) &
+					  SWR_PSN_MASK, SWR_AETH_ACK, ws->msn,
+					  NULL);
+		}
+		return;
+	}
+	if (!rc && diff) {
+		/* UC: packets were lost; drop the message in progress. */
+		ws->cur = 0;
+		if (qp->resp.rwqe_valid)
+			qp->resp.rwqe_offset = 0;
+		if (!(oi->flags & SWR_OPF_FIRST))
+			return;
+		qp->resp.psn = rx->psn;
+	}
+	ws->nak_sent = false;
+
+	/* The opcode sequence (IBTA 9.7.5.1.3). */
+	if (ws->cur) {
+		if (!(oi->flags & ws->cur) || (oi->flags & SWR_OPF_FIRST)) {
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak;
+		}
+	} else if (oi->flags & (SWR_OPF_MIDDLE | SWR_OPF_LAST) &&
+		   !(oi->flags & SWR_OPF_FIRST)) {
+		nak = SWR_AETH_NAK_INV_REQ;
+		goto nak;
+	}
+	/* Packet lengths: first and middle packets are full. */
+	if ((oi->flags & (SWR_OPF_SEND | SWR_OPF_WRITE)) &&
+	    (rx->paylen > p->mtu ||
+	     (!(oi->flags & SWR_OPF_LAST) && rx->paylen != p->mtu))) {
+		nak = SWR_AETH_NAK_INV_REQ;
+		goto nak;
+	}
+
+	if (oi->flags & SWR_OPF_SEND) {
+		if (oi->flags & SWR_OPF_FIRST || !qp->resp.rwqe_valid) {
+			if (!qp->resp.rwqe_valid) {
+				err = swr_recv_pop(qp, &qp->resp.rwqe);
+				if (err == -ENOENT) {
+					swr_count(sdev, SWR_CNT_RNR_NAK);
+					if (rc)
+						swr_wire_rnr_nak(qp, p, rx->psn);
+					else
+						qp->resp.psn = (rx->psn + 1) &
+							       SWR_PSN_MASK;
+					return;
+				}
+				if (err) {
+					swr_qp_set_error(qp, true);
+					nak = SWR_AETH_NAK_REM_OP;
+					goto nak;
+				}
+				qp->resp.rwqe_valid = true;
+			}
+			qp->resp.rwqe_offset = 0;
+		}
+		if (qp->resp.rwqe_offset + (u64)rx->paylen >
+		    swr_wire_sge_total(&qp->resp.rwqe)) {
+			swr_wire_recv_done(qp, p, IB_WC_LOC_LEN_ERR, SWR_WC_RECV,
+					   0, 0, 0, false);
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		err = swr_wire_place_recv(qp, rx->payload, rx->paylen);
+		if (err) {
+			swr_wire_recv_done(qp, p, IB_WC_LOC_PROT_ERR,
+					   SWR_WC_RECV, 0, 0, 0, false);
+			nak = SWR_AETH_NAK_REM_OP;
+			goto nak_err;
+		}
+		qp->resp.rwqe_offset += rx->paylen;
+		ws->cur = SWR_OPF_SEND;
+		if (oi->flags & SWR_OPF_LAST) {
+			enum ib_wc_status st = IB_WC_SUCCESS;
+
+			if (oi->flags & SWR_OPF_IETH) {
+				if (swr_key_invalidate(sdev, ieth, qp->ibqp.pd,
+						       qp->ibqp.qp_num, true)) {
+					st = IB_WC_REM_INV_REQ_ERR;
+				} else {
+					msg_flags = SWROCE_CQE_WITH_INV;
+					imm = ieth;
+				}
+			}
+			ws->cur = 0;
+			ws->msn++;
+			swr_wire_recv_done(qp, p, st, SWR_WC_RECV,
+					   qp->resp.rwqe_offset, msg_flags, imm,
+					   se);
+			if (st != IB_WC_SUCCESS) {
+				nak = SWR_AETH_NAK_INV_REQ;
+				goto nak_err;
+			}
+		}
+		goto ack;
+	}
+
+	if (oi->flags & SWR_OPF_WRITE) {
+		if (!(p->access & IB_ACCESS_REMOTE_WRITE)) {
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		if (reth) {
+			ws->wr_va = be64_to_cpu(reth->va);
+			ws->wr_rkey = ntohl(reth->rkey);
+			ws->wr_len = ntohl(reth->len);
+			ws->wr_left = ws->wr_len;
+			if (op == SWR_OP_ATOMIC_WRITE &&
+			    (ws->wr_len != sizeof(u64) ||
+			     rx->paylen != sizeof(u64))) {
+				nak = SWR_AETH_NAK_INV_REQ;
+				goto nak_err;
+			}
+		}
+		/* WRITE with immediate: the receive WQE before any data. */
+		if ((oi->flags & SWR_OPF_IMMDT) && !qp->resp.rwqe_valid) {
+			err = swr_recv_pop(qp, &qp->resp.rwqe);
+			if (err == -ENOENT) {
+				swr_count(sdev, SWR_CNT_RNR_NAK);
+				if (rc)
+					swr_wire_rnr_nak(qp, p, rx->psn);
+				return;
+			}
+			if (err) {
+				swr_qp_set_error(qp, true);
+				nak = SWR_AETH_NAK_REM_OP;
+				goto nak;
+			}
+			qp->resp.rwqe_valid = true;
+		}
+		if (rx->paylen > ws->wr_left ||
+		    ((oi->flags & SWR_OPF_LAST) && rx->paylen != ws->wr_left)) {
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		if (rx->paylen) {
+			va = ws->wr_va;
+			mr = swr_mr_lookup(sdev, SWR_RKEY, ws->wr_rkey,
+					   qp->ibqp.pd, qp->ibqp.qp_num,
+					   IB_ACCESS_REMOTE_WRITE, &va,
+					   rx->paylen);
+			if (IS_ERR(mr)) {
+				nak = SWR_AETH_NAK_REM_ACC;
+				goto nak_err;
+			}
+			if (op == SWR_OP_ATOMIC_WRITE) {
+				w64 = swr_mr_map_atomic(mr, va);
+				if (IS_ERR(w64)) {
+					swr_mr_put(mr);
+					nak = SWR_AETH_NAK_INV_REQ;
+					goto nak_err;
+				}
+				atomic64_set((atomic64_t *)w64,
+					     swr_get_be64(rx->payload));
+				swr_mr_unmap_atomic(mr, w64);
+				err = 0;
+			} else {
+				err = swr_mr_copy(mr, va, (void *)rx->payload,
+						  rx->paylen, SWR_COPY_TO_MR);
+			}
+			swr_mr_put(mr);
+			if (err) {
+				nak = SWR_AETH_NAK_REM_ACC;
+				goto nak_err;
+			}
+			ws->wr_va += rx->paylen;
+			ws->wr_left -= rx->paylen;
+		}
+		ws->cur = SWR_OPF_WRITE;
+		if (oi->flags & SWR_OPF_LAST) {
+			ws->cur = 0;
+			ws->msn++;
+			if (oi->flags & SWR_OPF_IMMDT)
+				swr_wire_recv_done(qp, p, IB_WC_SUCCESS,
+						   SWR_WC_RECV_RDMA_WITH_IMM,
+						   ws->wr_len, msg_flags, imm,
+						   se);
+		}
+		goto ack;
+	}
+
+	if (op == SWR_OP_READ_REQ) {
+		u32 len = ntohl(reth->len);
+		u32 npkts = len ? DIV_ROUND_UP(len, p->mtu) : 1;
+
+		if (!(p->access & IB_ACCESS_REMOTE_READ)) {
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		va = be64_to_cpu(reth->va);
+		mr = NULL;
+		if (len) {
+			mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(reth->rkey),
+					   qp->ibqp.pd, qp->ibqp.qp_num,
+					   IB_ACCESS_REMOTE_READ, &va, len);
+			if (IS_ERR(mr)) {
+				nak = SWR_AETH_NAK_REM_ACC;
+				goto nak_err;
+			}
+		}
+		ws->msn++;
+		qp->resp.psn = (rx->psn + npkts) & SWR_PSN_MASK;
+		swr_wire_read_resp(qp, p, mr, va, len, rx->psn, ws->msn);
+		if (mr)
+			swr_mr_put(mr);
+		return;
+	}
+
+	if (atm) {
+		if (!(p->access & IB_ACCESS_REMOTE_ATOMIC)) {
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		va = be64_to_cpu(atm->va);
+		mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(atm->rkey),
+				   qp->ibqp.pd, qp->ibqp.qp_num,
+				   IB_ACCESS_REMOTE_ATOMIC, &va, sizeof(u64));
+		if (IS_ERR(mr)) {
+			nak = SWR_AETH_NAK_REM_ACC;
+			goto nak_err;
+		}
+		w64 = swr_mr_map_atomic(mr, va);
+		if (IS_ERR(w64)) {
+			swr_mr_put(mr);
+			nak = SWR_AETH_NAK_INV_REQ;
+			goto nak_err;
+		}
+		if (op == SWR_OP_CMP_SWAP)
+			orig = atomic64_cmpxchg((atomic64_t *)w64,
+						be64_to_cpu(atm->comp),
+						be64_to_cpu(atm->swap_add));
+		else
+			orig = atomic64_fetch_add(be64_to_cpu(atm->swap_add),
+						  (atomic64_t *)w64);
+		swr_mr_unmap_atomic(mr, w64);
+		swr_mr_put(mr);
+		ws->msn++;
+		ws->atomic_valid = true;
+		ws->atomic_psn = rx->psn;
+		ws->atomic_orig = orig;
+		qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
+		swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK, ws->msn, &orig);
+		return;
+	}
+	return;
+
+ack:
+	qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
+	if (rc && (ack_req || (oi->flags & SWR_OPF_LAST)))
+		swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK, ws->msn, NULL);
+	return;
+
+nak_err:
+	/* Class B/C errors: the responder's QP goes to error too (RC). */
+nak:
+	if (!rc) {
+		ws->cur = 0;
+		return;
+	}
+	swr_wire_send_ack(qp, p, rx->psn, nak, ws->msn, NULL);
+	swr_qp_set_error(qp, false);
+}
+
+bool swr_wire_rx(struct swr_rx *rx)
+{
+	struct swr_dev *sdev = rx->sdev;
+	u8 transport = rx->bth->opcode & SWR_OP_TRANSPORT_MASK;
+	struct swr_wire_path p;
+	struct swr_qp *qp;
+	bool kept = false;
+
+	qp = swr_qp_get(sdev, rx->qpn);
+	if (!qp) {
+		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		return false;
+	}
+	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
+	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
+	    swr_wire_path(qp, &p) ||
+	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
+	     p.state != IB_QPS_SQD)) {
+		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		goto out;
+	}
+
+	if (!(rx->op->flags & SWR_OPF_REQ)) {
+		/* A response: the requester's, in the poller. */
+		struct swr_wire_cb *cb = swr_wire_cb(rx->skb);
+
+		cb->hdr_off = rx->hdr - rx->skb->data;
+		cb->hdr_len = rx->op->hdr_len;
+		cb->paylen = rx->paylen;
+		llist_add(&rx->skb->ll_node, &qp->wire_rxq);
+		swr_poll_kick(sdev, false);
+		kept = true;
+		goto out;
+	}
+
+	spin_lock_bh(&qp->resp_lock);
+	swr_wire_resp_rx(qp, rx, &p);
+	spin_unlock_bh(&qp->resp_lock);
+out:
+	swr_qp_put(qp);
+	return kept;
+}

@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# RoCEv2 on the wire (issue 4). Topology, built here and removed at the end:
+#
+#   netns swr-a: wv0 10.78.1.1/24 fd78::1/64, device swrw0 (swroce)
+#     | veth
+#   init_net:    wv1 10.78.1.2/24 fd78::2/64, device rxew0 (rdma_rxe)
+#
+# rdma_rxe binds UDP 4791 in init_net, so swroce talks to it from its own
+# namespace. With WIRE_SWR2=1 a second pair swr-b/swr-c carries swroce <->
+# swroce across two namespaces (swrw1, swrw2).
+# Runs as root inside the test guest (selftests/run-guest.sh), with the
+# provider installed. TAP on stdout.
+
+set -u
+# shellcheck source=selftests/tap.sh
+. "$(dirname "$0")/tap.sh"
+
+T=20	# seconds for one pingpong run
+
+cleanup() {
+	rdma link del swrw0 2>/dev/null
+	rdma link del rxew0 2>/dev/null
+	rdma link del swrw1 2>/dev/null
+	rdma link del swrw2 2>/dev/null
+	ip netns del swr-a 2>/dev/null
+	ip netns del swr-b 2>/dev/null
+	ip netns del swr-c 2>/dev/null
+	ip link del wv1 2>/dev/null
+}
+trap cleanup EXIT
+cleanup
+
+# pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
+# ("" = init_net), addresses 10.NET.1/2 and fdNET6::1/2
+pair() {
+	local na=$1 nb=$2 ia=$3 ib=$4 net=$5 net6=$6
+	ip link add "$ia" type veth peer name "$ib" || return 1
+	[ -n "$na" ] && { ip link set "$ia" netns "$na" || return 1; }
+	[ -n "$nb" ] && { ip link set "$ib" netns "$nb" || return 1; }
+	ip ${na:+-n "$na"} addr add "10.$net.1/24" dev "$ia" &&
+	ip ${na:+-n "$na"} -6 addr add "fd$net6::1/64" dev "$ia" nodad &&
+	ip ${na:+-n "$na"} link set "$ia" up &&
+	ip ${nb:+-n "$nb"} addr add "10.$net.2/24" dev "$ib" &&
+	ip ${nb:+-n "$nb"} -6 addr add "fd$net6::2/64" dev "$ib" nodad &&
+	ip ${nb:+-n "$nb"} link set "$ib" up
+}
+
+# gid_index DEV GID: the RoCE v2 GID table index holding GID
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 i
+	for i in $(seq 0 31); do
+		[ "$(cat "$d/gids/$i" 2>/dev/null)" = "$2" ] || continue
+		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
+			continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+v4gid() {
+	local IFS=.
+	# shellcheck disable=SC2086 # split the dotted quad
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+
+v6gid() {
+	# fdNN::X -> full form
+	printf 'fd%s:0000:0000:0000:0000:0000:0000:%04x' "$1" "$2"
+}
+
+# wait_gid DEV GID: GIDs appear asynchronously after the address is added
+wait_gid() {
+	local _
+	for _ in $(seq 50); do
+		gid_index "$1" "$2" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pp PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one pingpong run,
+# server in namespace SNS, client in CNS ("" = init_net)
+pp() {
+	local prog=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
+	local si ci spid rc
+	shift 8
+	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
+	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
+	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" -g "$si" "$@" \
+		>/tmp/swr-wire-srv.log 2>&1 &
+	spid=$!
+	# the server listens on TCP 18515 once its device is open
+	for _ in $(seq 100); do
+		${sns:+ip netns exec "$sns"} ss -Hltn 'sport = :18515' |
+			grep -q . && break
+		sleep 0.1
+	done
+	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" -g "$ci" "$@" "$ip" \
+		>/tmp/swr-wire-cli.log 2>&1
+	rc=$?
+	wait $spid || rc=1
+	if [ $rc -ne 0 ]; then
+		sed 's/^/# srv: /' /tmp/swr-wire-srv.log
+		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
+	fi
+	return $rc
+}
+
+ip netns add swr-a || tap_bail "ip netns add"
+pair swr-a "" wv0 wv1 78.1 78 || tap_bail "veth pair"
+ip -n swr-a link set lo up
+modprobe rdma_rxe || tap_bail "modprobe rdma_rxe"
+
+ip netns exec swr-a rdma link add swrw0 type swroce netdev wv0
+tap_ok $? "swroce device on a veth in a netns"
+rdma link add rxew0 type rxe netdev wv1
+tap_ok $? "rxe device on the peer in init_net"
+
+S4=$(v4gid 10.78.1.1) R4=$(v4gid 10.78.1.2)
+S6=$(v6gid 78 1) R6=$(v6gid 78 2)
+wait_gid swrw0 "$S4" && wait_gid rxew0 "$R4"
+tap_ok $? "IPv4 RoCE v2 GIDs present"
+
+# UD, IPv4 and IPv6, both directions
+pp ibv_ud_pingpong swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 -s 512 -n 200
+tap_ok $? "ibv_ud_pingpong IPv4: swroce server, rxe client"
+pp ibv_ud_pingpong "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 -s 512 -n 200
+tap_ok $? "ibv_ud_pingpong IPv4: rxe server, swroce client"
+if wait_gid swrw0 "$S6" && wait_gid rxew0 "$R6"; then
+	pp ibv_ud_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 512 -n 200
+	tap_ok $? "ibv_ud_pingpong IPv6: swroce server, rxe client"
+	pp ibv_ud_pingpong "" rxew0 "$R6" swr-a swrw0 "$S6" 10.78.1.2 -s 512 -n 200
+	tap_ok $? "ibv_ud_pingpong IPv6: rxe server, swroce client"
+else
+	tap_ok 1 "IPv6 RoCE v2 GIDs present"
+fi
+
+# RC, UC and SRQ: multi-packet messages (4 KiB at MTU 1024), both ways
+for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
+	pp $prog swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: swroce server, rxe client"
+	pp $prog "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: rxe server, swroce client"
+done
+pp ibv_rc_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 3000 -n 100
+tap_ok $? "ibv_rc_pingpong IPv6: swroce server, rxe client"
+
+# wire_rc A B NAME: the C test of RC operations between devices A and B
+wire_rc() {
+	local bin log rc
+	bin=$(dirname "$0")/../build/selftests/swroce_wire_rc
+	log=/tmp/swr-wire-rc.log
+	SWR_WIRE_A=$1 SWR_WIRE_B=$2 timeout 300 "$bin" >$log 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || sed 's/^/# /' $log
+	grep -E '^(not )?ok ' $log | sed 's/^/# /'
+	tap_ok $rc "$3"
+}
+wire_rc swrw0 rxew0 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> rxe"
+
+cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+tap_ok "$(($(cnt swrw0 rx_pkts) > 0 && $(cnt swrw0 tx_pkts) > 0))" = 1 \
+	"swroce counted packets sent and received"
+
+rdma link del rxew0
+
+# swroce <-> swroce across two namespaces
+if ! { ip netns add swr-b && ip netns add swr-c &&
+	pair swr-b swr-c wv2 wv3 78.2 79; }; then
+	tap_bail "second pair"
+fi
+ip netns exec swr-b rdma link add swrw1 type swroce netdev wv2 &&
+	ip netns exec swr-c rdma link add swrw2 type swroce netdev wv3
+tap_ok $? "two swroce devices in two namespaces"
+B4=$(v4gid 10.78.2.1) C4=$(v4gid 10.78.2.2)
+wait_gid swrw1 "$B4" && wait_gid swrw2 "$C4"
+pp ibv_ud_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 512 -n 200
+tap_ok $? "ibv_ud_pingpong IPv4: swroce <-> swroce across namespaces"
+for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
+	pp $prog swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100
+	tap_ok $? "$prog IPv4: swroce <-> swroce across namespaces"
+done
+wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
+
+# a namespace that goes away takes its device and its socket along
+ip netns del swr-b
+for _ in $(seq 50); do
+	[ -e /sys/class/infiniband/swrw1 ] || break
+	sleep 0.1
+done
+tap_ok "$([ -e /sys/class/infiniband/swrw1 ] && echo present || echo gone)" = gone \
+	"netns deletion removes its swroce device"
+
+tap_done

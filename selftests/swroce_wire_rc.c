@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RC over the wire between two devices: SEND, WRITE (with immediate),
+ * READ and atomics, in both directions, messages of 1 byte to 256 KiB
+ * (many packets), every byte checked and the bytes around each transfer
+ * untouched; an RNR wait that resolves; a bad rkey failing remotely.
+ *
+ * The devices come from SWR_WIRE_A and SWR_WIRE_B (swroce in one network
+ * namespace, rxe or a second swroce in another: selftests/swroce_wire.sh
+ * builds the topology). With the RDMA subsystem in shared netns mode one
+ * process opens both; the packets still cross the veth between the
+ * namespaces.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "swr_qp_test.h"
+
+#define BUFSZ		(512 * 1024)
+#define CANARY		0xa5
+
+struct wend {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	int gid_index;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+};
+
+static int wend_open(struct wend *e, const char *name)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = 64, .max_recv_wr = 64,
+			.max_send_sge = 2, .max_recv_sge = 2,
+		},
+	};
+	struct ibv_port_attr pa;
+
+	memset(e, 0, sizeof(*e));
+	e->ctx = swr_open_dev(name);
+	if (!e->ctx)
+		return -ENODEV;
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = ibv_create_cq(e->ctx, 256, NULL, NULL, 0);
+	if (!e->pd || !e->cq)
+		return -errno;
+	a.send_cq = e->cq;
+	a.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &a);
+	if (!e->qp)
+		return -errno;
+	e->buf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (e->buf == MAP_FAILED)
+		return -errno;
+	e->mr = ibv_reg_mr(e->pd, e->buf, BUFSZ, SWR_ALL_ACCESS);
+	if (!e->mr)
+		return -errno;
+	if (ibv_query_port(e->ctx, 1, &pa))
+		return -errno;
+	e->mtu = pa.active_mtu < IBV_MTU_1024 ? pa.active_mtu : IBV_MTU_1024;
+	return swr_find_gid(e->ctx, true, &e->gid_index, &e->gid);
+}
+
+static void wend_close(struct wend *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->buf && e->buf != MAP_FAILED)
+		munmap(e->buf, BUFSZ);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->ctx)
+		ibv_close_device(e->ctx);
+}
+
+/* @e's QP to RTS towards @r. */
+static int wend_connect(struct wend *e, const struct wend *r)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = SWR_ALL_ACCESS;
+	ret = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return -ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = e->mtu < r->mtu ? e->mtu : r->mtu;
+	a.dest_qp_num = r->qp->qp_num;
+	a.rq_psn = 0xfffff0;	/* the PSNs wrap during the test */
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = r->gid;
+	a.ah_attr.grh.sgid_index = e->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	ret = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return -ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0xfffff0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	ret = ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return -ret;
+}
+
+FIXTURE(wire) {
+	struct wend a, b;
+};
+
+FIXTURE_SETUP(wire)
+{
+	const char *na = getenv("SWR_WIRE_A"), *nb = getenv("SWR_WIRE_B");
+	int ret;
+
+	if (!na || !nb)
+		SKIP(return, "SWR_WIRE_A / SWR_WIRE_B not set");
+	ret = wend_open(&self->a, na);
+	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", na, strerror(-ret));
+	ret = wend_open(&self->b, nb);
+	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", nb, strerror(-ret));
+	ASSERT_EQ(0, wend_connect(&self->a, &self->b));
+	ASSERT_EQ(0, wend_connect(&self->b, &self->a));
+}
+
+FIXTURE_TEARDOWN(wire)
+{
+	wend_close(&self->a);
+	wend_close(&self->b);
+}
+
+static const uint32_t sizes[] = { 1, 7, 1024, 1025, 4099, 65536, 262144 };
+
+/* Wait for one completion on @e's CQ; its status. */
+static int wend_wait(struct wend *e, struct ibv_wc *wc)
+{
+	int n = swr_poll_wait(e->cq, wc, SWR_CQ_TIMEOUT_MS);
+
+	return n == 1 ? (int)wc->status : -1;
+}
+
+static void expect_region(struct __test_metadata *_metadata,
+			  const uint8_t *buf, uint32_t off, uint32_t len,
+			  uint8_t seed)
+{
+	EXPECT_EQ(-1, swr_check(buf + off, len, seed));
+	EXPECT_EQ(-1, swr_check_byte(buf, off, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(buf + off + len, 64, CANARY));
+}
+
+static void do_send(struct __test_metadata *_metadata, struct wend *r,
+		    struct wend *s, uint32_t len, uint8_t seed)
+{
+	struct ibv_wc wc;
+
+	memset(s->buf, CANARY, len + 128);
+	swr_fill(r->buf, len, seed);
+	ASSERT_EQ(0, swr_post_recv1(s->qp, 2, s->buf + 64, len, s->mr->lkey));
+	ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_SEND, 1, r->buf, len,
+				    r->mr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(1, wc.wr_id);
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(s, &wc));
+	EXPECT_EQ(2, wc.wr_id);
+	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
+	EXPECT_EQ(len, wc.byte_len);
+	expect_region(_metadata, s->buf, 64, len, seed);
+}
+
+TEST_F(wire, send)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		do_send(_metadata, &self->a, &self->b, sizes[i], i);
+		do_send(_metadata, &self->b, &self->a, sizes[i], i + 50);
+	}
+}
+
+static void do_write(struct __test_metadata *_metadata, struct wend *r,
+		     struct wend *s, uint32_t len, uint8_t seed, bool imm)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf, .length = len, .lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 3, .sg_list = &sge, .num_sge = 1,
+		.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0x12345678),
+	}, *bad;
+	struct ibv_wc wc;
+
+	memset(s->buf, CANARY, len + 128);
+	swr_fill(r->buf, len, seed);
+	if (imm)
+		ASSERT_EQ(0, swr_post_recv1(s->qp, 4, NULL, 0, 0));
+	wr.wr.rdma.remote_addr = (uintptr_t)s->buf + 64;
+	wr.wr.rdma.rkey = s->mr->rkey;
+	ASSERT_EQ(0, ibv_post_send(r->qp, &wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
+	if (imm) {
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(s, &wc));
+		EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
+		EXPECT_EQ(htobe32(0x12345678), wc.imm_data);
+		EXPECT_EQ(len, wc.byte_len);
+	}
+	expect_region(_metadata, s->buf, 64, len, seed);
+}
+
+TEST_F(wire, write)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		do_write(_metadata, &self->a, &self->b, sizes[i], i, false);
+		do_write(_metadata, &self->b, &self->a, sizes[i], i + 50,
+			 false);
+	}
+	do_write(_metadata, &self->a, &self->b, 5000, 99, true);
+	do_write(_metadata, &self->b, &self->a, 5000, 98, true);
+}
+
+static void do_read(struct __test_metadata *_metadata, struct wend *r,
+		    struct wend *s, uint32_t len, uint8_t seed)
+{
+	struct ibv_wc wc;
+
+	memset(r->buf, CANARY, len + 128);
+	swr_fill(s->buf, len, seed);
+	ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_RDMA_READ, 5, r->buf + 64,
+				    len, r->mr->lkey, (uintptr_t)s->buf,
+				    s->mr->rkey, IBV_SEND_SIGNALED));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
+	expect_region(_metadata, r->buf, 64, len, seed);
+}
+
+TEST_F(wire, read)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		do_read(_metadata, &self->a, &self->b, sizes[i], i);
+		do_read(_metadata, &self->b, &self->a, sizes[i], i + 50);
+	}
+}
+
+static void do_atomic(struct __test_metadata *_metadata, struct wend *r,
+		      struct wend *s)
+{
+	uint64_t *target = (uint64_t *)(s->buf + 256);
+	uint64_t *orig = (uint64_t *)r->buf;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)orig, .length = 8, .lkey = r->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 6, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	*target = 100;
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = s->mr->rkey;
+
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.compare_add = 23;
+	ASSERT_EQ(0, ibv_post_send(r->qp, &wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(IBV_WC_FETCH_ADD, wc.opcode);
+	EXPECT_EQ(100, *orig);
+	EXPECT_EQ(123, *target);
+
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 123;
+	wr.wr.atomic.swap = 0xdeadbeefcafeULL;
+	ASSERT_EQ(0, ibv_post_send(r->qp, &wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(IBV_WC_COMP_SWAP, wc.opcode);
+	EXPECT_EQ(123, *orig);
+	EXPECT_EQ(0xdeadbeefcafeULL, *target);
+
+	/* A compare that fails leaves the target and returns it. */
+	wr.wr.atomic.compare_add = 1;
+	wr.wr.atomic.swap = 2;
+	ASSERT_EQ(0, ibv_post_send(r->qp, &wr, &bad));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	EXPECT_EQ(0xdeadbeefcafeULL, *orig);
+	EXPECT_EQ(0xdeadbeefcafeULL, *target);
+}
+
+TEST_F(wire, atomics)
+{
+	do_atomic(_metadata, &self->a, &self->b);
+	do_atomic(_metadata, &self->b, &self->a);
+}
+
+/* A burst of mixed work requests: completions in order, data right. */
+TEST_F(wire, pipeline)
+{
+	struct wend *r = &self->a, *s = &self->b;
+	struct ibv_wc wc;
+	int i;
+
+	memset(s->buf, CANARY, BUFSZ);
+	swr_fill(r->buf, 32 * 4096, 7);
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_RDMA_WRITE, i,
+					    r->buf + i * 4096, 4096,
+					    r->mr->lkey,
+					    (uintptr_t)s->buf + i * 4096,
+					    s->mr->rkey, IBV_SEND_SIGNALED));
+	for (i = 0; i < 32; i++) {
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+		EXPECT_EQ((uint64_t)i, wc.wr_id);
+	}
+	EXPECT_EQ(-1, swr_check(s->buf, 32 * 4096, 7));
+}
+
+/* No receive posted: RNR NAKs until one is, then the SEND completes. */
+TEST_F(wire, rnr_then_recv)
+{
+	struct wend *r = &self->a, *s = &self->b;
+	struct ibv_wc wc;
+
+	swr_fill(r->buf, 3000, 3);
+	memset(s->buf, CANARY, 4096);
+	ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_SEND, 1, r->buf, 3000,
+				    r->mr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	usleep(200 * 1000);
+	EXPECT_EQ(0, swr_cq_count(r->cq, 0));
+	ASSERT_EQ(0, swr_post_recv1(s->qp, 2, s->buf, 3000, s->mr->lkey));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc));
+	ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(s, &wc));
+	EXPECT_EQ(3000, wc.byte_len);
+	EXPECT_EQ(-1, swr_check(s->buf, 3000, 3));
+}
+
+/* A bad rkey: the requester sees a remote access error. */
+TEST_F(wire, bad_rkey)
+{
+	struct wend *r = &self->a, *s = &self->b;
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_RDMA_WRITE, 9, r->buf, 100,
+				    r->mr->lkey, (uintptr_t)s->buf,
+				    s->mr->rkey + 0x100, IBV_SEND_SIGNALED));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wend_wait(r, &wc));
+}
+
+TEST_HARNESS_MAIN
