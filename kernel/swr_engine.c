@@ -500,20 +500,6 @@ static bool swr_opcode_ok(struct swr_qp *qp, u8 opcode)
 	}
 }
 
-static bool swr_opcode_has_data(u8 opcode)
-{
-	switch (opcode) {
-	case SWROCE_WR_SEND:
-	case SWROCE_WR_SEND_WITH_IMM:
-	case SWROCE_WR_SEND_WITH_INV:
-	case SWROCE_WR_RDMA_WRITE:
-	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Validate a WQE header against the QP; the slot is @stride bytes. */
 static bool swr_wqe_hdr_ok(struct swr_qp *qp, const struct swroce_send_wqe *h)
 {

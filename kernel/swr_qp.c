@@ -736,20 +736,6 @@ static int swr_kwqe_opcode(enum ib_qp_type type, enum ib_wr_opcode op,
 	}
 }
 
-static bool swr_opcode_takes_inline(u8 opcode)
-{
-	switch (opcode) {
-	case SWROCE_WR_SEND:
-	case SWROCE_WR_SEND_WITH_IMM:
-	case SWROCE_WR_SEND_WITH_INV:
-	case SWROCE_WR_RDMA_WRITE:
-	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Write @wr into the SQ slot @wqe (kernel memory, ours alone). */
 static int swr_kwqe_build(struct swr_qp *qp, const struct ib_send_wr *wr,
 			  struct swroce_send_wqe *wqe)
@@ -823,7 +809,7 @@ static int swr_kwqe_build(struct swr_qp *qp, const struct ib_send_wr *wr,
 		u8 *data = (u8 *)(wqe + 1);
 		u32 len = 0;
 
-		if (!swr_opcode_takes_inline(opcode))
+		if (!swr_opcode_has_data(opcode))
 			return -EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
 			const struct ib_sge *sge = &wr->sg_list[i];

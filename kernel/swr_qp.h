@@ -325,6 +325,25 @@ struct swr_qp {
 	struct swr_qp_counter __rcu *counter;
 };
 
+/*
+ * Whether a send opcode carries data from the requester (SGEs or inline
+ * data), as opposed to READs and atomics, which carry a local sink, and
+ * LOCAL_INV/BIND_MW, which carry nothing.
+ */
+static inline bool swr_opcode_has_data(u8 opcode)
+{
+	switch (opcode) {
+	case SWROCE_WR_SEND:
+	case SWROCE_WR_SEND_WITH_IMM:
+	case SWROCE_WR_SEND_WITH_INV:
+	case SWROCE_WR_RDMA_WRITE:
+	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct swr_qp, ibqp);

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "swr_test.h"
@@ -514,5 +515,79 @@ static inline int swr_ibdev_write(const char *attr, const char *val)
 	close(fd);
 	return n < 0 ? (int)n : 0;
 }
+
+/*
+ * Two anonymous buffers of @len bytes, the client's and the server's,
+ * registered in @pd: what most QP tests move data between.
+ */
+struct swr_bufs {
+	uint8_t *cbuf;
+	uint8_t *sbuf;
+	struct ibv_mr *cmr;
+	struct ibv_mr *smr;
+	size_t len;
+};
+
+/* 0 or -errno; on failure swr_bufs_fini() cleans up what was made. */
+static inline int swr_bufs_init(struct swr_bufs *b, struct ibv_pd *pd,
+				size_t len, int saccess)
+{
+	b->len = len;
+	b->cbuf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b->sbuf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->cbuf == MAP_FAILED || b->sbuf == MAP_FAILED)
+		return -ENOMEM;
+	b->cmr = ibv_reg_mr(pd, b->cbuf, len, SWR_ALL_ACCESS);
+	if (!b->cmr)
+		return -errno;
+	b->smr = ibv_reg_mr(pd, b->sbuf, len, saccess);
+	if (!b->smr)
+		return -errno;
+	return 0;
+}
+
+static inline void swr_bufs_fini(struct swr_bufs *b)
+{
+	if (b->cmr)
+		ibv_dereg_mr(b->cmr);
+	if (b->smr)
+		ibv_dereg_mr(b->smr);
+	if (b->cbuf && b->cbuf != MAP_FAILED)
+		munmap(b->cbuf, b->len);
+	if (b->sbuf && b->sbuf != MAP_FAILED)
+		munmap(b->sbuf, b->len);
+	memset(b, 0, sizeof(*b));
+}
+
+#ifdef __KSELFTEST_HARNESS_H
+/* Create and connect the QPs of @p, or fail the test. */
+static inline void swr_t_create(struct __test_metadata *_metadata,
+				struct swr_pair *p,
+				const struct swr_qp_opts *o)
+{
+	int ret = swr_pair_create(p, o);
+
+	ASSERT_EQ(0, ret) TH_LOG("creating/connecting QPs: %s", strerror(-ret));
+}
+
+/* Wait for the next completion on @cq; it must be @wr_id with @status. */
+static inline void swr_t_wait_wc(struct __test_metadata *_metadata,
+				 struct ibv_cq *cq, uint64_t wr_id,
+				 enum ibv_wc_status status, struct ibv_wc *out)
+{
+	struct ibv_wc wc;
+
+	ASSERT_EQ(1, swr_wait(cq, &wc))
+		TH_LOG("no completion for wr_id %llu", (unsigned long long)wr_id);
+	EXPECT_EQ(wr_id, wc.wr_id);
+	ASSERT_EQ(status, wc.status)
+		TH_LOG("wr_id %llu: %s, want %s", (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status), ibv_wc_status_str(status));
+	if (out)
+		*out = wc;
+}
+#endif
 
 #endif /* SWR_QP_TEST_H */

@@ -162,8 +162,7 @@ FIXTURE(hostile) {
 	struct bystander by;
 	struct swr_pair a;	/* the QPs this process abuses */
 	struct swr_end b_c, b_s;	/* a well-behaved pair beside them */
-	uint8_t *cbuf, *sbuf;
-	struct ibv_mr *cmr, *smr;
+	struct swr_bufs b;
 };
 
 FIXTURE_SETUP(hostile)
@@ -173,17 +172,9 @@ FIXTURE_SETUP(hostile)
 	ASSERT_EQ(0, bystander_start(&self->by));
 	ret = swr_pair_open(&self->a);
 	ASSERT_EQ(0, ret) TH_LOG("open: %s", strerror(-ret));
-	self->cbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->sbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->cbuf);
-	ASSERT_NE(MAP_FAILED, self->sbuf);
-	self->cmr = ibv_reg_mr(self->a.pd, self->cbuf, BUFSZ, SWR_ALL_ACCESS);
-	self->smr = ibv_reg_mr(self->a.pd, self->sbuf, BUFSZ, SWR_ALL_ACCESS);
-	ASSERT_NE(NULL, self->cmr);
-	ASSERT_NE(NULL, self->smr);
-	memset(self->sbuf, CANARY, BUFSZ);
+	ret = swr_bufs_init(&self->b, self->a.pd, BUFSZ, SWR_ALL_ACCESS);
+	ASSERT_EQ(0, ret) TH_LOG("buffers: %s", strerror(-ret));
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	ret = swr_pair_create(&self->a, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("QPs: %s", strerror(-ret));
 	/* The good pair: same context and PD, QPs and CQs of its own. */
@@ -204,10 +195,7 @@ FIXTURE_TEARDOWN(hostile)
 	swr_end_destroy(&self->b_c);
 	swr_end_destroy(&self->b_s);
 	swr_pair_destroy_qps(&self->a);
-	if (self->cmr)
-		ibv_dereg_mr(self->cmr);
-	if (self->smr)
-		ibv_dereg_mr(self->smr);
+	swr_bufs_fini(&self->b);
 	swr_pair_close(&self->a);
 }
 
@@ -215,22 +203,22 @@ FIXTURE_TEARDOWN(hostile)
 static void good_pair_works(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(hostile) *self, uint8_t seed)
 {
-	uint8_t *src = self->cbuf + 32768, *dst = self->sbuf + 32768;
+	uint8_t *src = self->b.cbuf + 32768, *dst = self->b.sbuf + 32768;
 	struct ibv_wc wc;
 
 	memset(dst, CANARY, 16384);
 	swr_fill(src, 4096, seed);
 	ASSERT_EQ(0, swr_post_send1(self->b_c.qp, IBV_WR_RDMA_WRITE, 1, src,
-				    4096, self->cmr->lkey, (uintptr_t)dst,
-				    self->smr->rkey, IBV_SEND_SIGNALED));
+				    4096, self->b.cmr->lkey, (uintptr_t)dst,
+				    self->b.smr->rkey, IBV_SEND_SIGNALED));
 	ASSERT_EQ(1, swr_wait(self->b_c.scq, &wc));
 	ASSERT_EQ(IBV_WC_SUCCESS, wc.status)
 		TH_LOG("good pair: %s", ibv_wc_status_str(wc.status));
 	EXPECT_EQ(-1, swr_check(dst, 4096, seed));
 	ASSERT_EQ(0, swr_post_recv1(self->b_s.qp, 2, dst + 8192, 4096,
-				    self->smr->lkey));
+				    self->b.smr->lkey));
 	ASSERT_EQ(0, swr_post_send1(self->b_c.qp, IBV_WR_SEND, 3, src, 4096,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	ASSERT_EQ(1, swr_wait(self->b_c.scq, &wc));
 	ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
 	ASSERT_EQ(1, swr_wait(self->b_s.rcq, &wc));
@@ -308,8 +296,8 @@ static void write_wqe(FIXTURE_DATA(hostile) *self, struct swroce_send_wqe *w,
 	w->opcode = SWROCE_WR_RDMA_WRITE;
 	w->flags = SWROCE_WQE_SIGNALED;
 	w->num_sge = 1;
-	w->rdma.remote_addr = (uintptr_t)self->sbuf;
-	w->rdma.rkey = self->smr->rkey;
+	w->rdma.remote_addr = (uintptr_t)self->b.sbuf;
+	w->rdma.rkey = self->b.smr->rkey;
 }
 
 static void expect_refused(struct __test_metadata *_metadata,
@@ -323,7 +311,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 	EXPECT_NE(IBV_WC_SUCCESS, st) TH_LOG("%s executed", what);
 	EXPECT_NE(-2, st) TH_LOG("%s: no error completion, QP not in error",
 				 what);
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 32768, CANARY))
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 32768, CANARY))
 		TH_LOG("%s wrote the target", what);
 }
 
@@ -346,11 +334,11 @@ TEST_F(hostile, bad_opcodes)
 		w.opcode = ops[i];
 		/* What REG_MR would read: a made-up kernel pointer. */
 		w.pad.reserved_2[0] = 0xffff888000001000ULL;
-		w.pad.reserved_2[1] = (uint64_t)self->smr->rkey << 32 | 0xff;
+		w.pad.reserved_2[1] = (uint64_t)self->b.smr->rkey << 32 | 0xff;
 		memcpy(&x.h, &w, sizeof(w));
-		x.sge.addr = (uintptr_t)self->cbuf;
+		x.sge.addr = (uintptr_t)self->b.cbuf;
 		x.sge.length = 64;
-		x.sge.lkey = self->cmr->lkey;
+		x.sge.lkey = self->b.cmr->lkey;
 		ASSERT_EQ(0, raw_post(self->a.c.qp, &x, sizeof(x)));
 		snprintf(what, sizeof(what), "opcode 0x%x", ops[i]);
 		expect_refused(_metadata, self, what, 100 + i);
@@ -384,9 +372,9 @@ TEST_F(hostile, bad_lengths)
 		sq = &to_swr_qp(self->a.c.qp)->sq;
 		write_wqe(self, &x.h, 200 + i);
 		for (k = 0; k < 4; k++) {
-			x.sge[k].addr = (uintptr_t)self->cbuf;
+			x.sge[k].addr = (uintptr_t)self->b.cbuf;
 			x.sge[k].length = 64;
-			x.sge[k].lkey = self->cmr->lkey;
+			x.sge[k].lkey = self->b.cmr->lkey;
 		}
 		switch (i) {
 		case 0:
@@ -424,9 +412,9 @@ TEST_F(hostile, bad_lengths)
 		default:
 			/* The provider refuses these; the kernel must too. */
 			x.h.opcode = SWROCE_WR_ATOMIC_FETCH_AND_ADD;
-			x.h.atomic.remote_addr = (uintptr_t)self->sbuf + 4;
+			x.h.atomic.remote_addr = (uintptr_t)self->b.sbuf + 4;
 			x.h.atomic.compare_add = 1;
-			x.h.atomic.rkey = self->smr->rkey;
+			x.h.atomic.rkey = self->b.smr->rkey;
 			x.sge[0].length = 8;
 			break;
 		}
@@ -478,11 +466,11 @@ TEST_F(hostile, ring_indices)
 	atomic_store(&q->rq.ring->prod.idx,
 		     atomic_load(&q->rq.ring->cons.idx) + q->rq.num_wqe + 7);
 	ASSERT_EQ(0, swr_post_send1(self->a.c.qp, IBV_WR_SEND, 300,
-				    self->cbuf, 64, self->cmr->lkey, 0, 0,
+				    self->b.cbuf, 64, self->b.cmr->lkey, 0, 0,
 				    IBV_SEND_SIGNALED));
 	EXPECT_NE(IBV_WC_SUCCESS, refused(&self->a, 300, 3000));
 	EXPECT_LE(bad0 + 1, swr_counter("ring_index_bad"));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 32768, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 32768, CANARY));
 	/* No bogus receive completion came out of the garbage. */
 	EXPECT_NE(1, ibv_poll_cq(self->a.s.rcq, 1, &wc) == 1 &&
 		  wc.status == IBV_WC_SUCCESS);
@@ -506,10 +494,10 @@ TEST_F(hostile, cq_indices)
 	for (i = 0; i < 20; i++) {
 		atomic_store(&cq->ring->arm.idx, (uint32_t)(i * 0x9e3779b1u));
 		ASSERT_EQ(0, swr_post_send1(self->a.c.qp, IBV_WR_RDMA_WRITE,
-					    400 + i, self->cbuf, 8,
-					    self->cmr->lkey,
-					    (uintptr_t)self->sbuf + 40000,
-					    self->smr->rkey,
+					    400 + i, self->b.cbuf, 8,
+					    self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf + 40000,
+					    self->b.smr->rkey,
 					    IBV_SEND_SIGNALED));
 		ASSERT_EQ(1, swr_wait(self->a.c.scq, &wc));
 		EXPECT_EQ(400 + i, wc.wr_id);
@@ -519,9 +507,9 @@ TEST_F(hostile, cq_indices)
 	atomic_store(&cq->ring->cons.idx,
 		     atomic_load(&cq->ring->prod.idx) + 0x12345);
 	ASSERT_EQ(0, swr_post_send1(self->a.c.qp, IBV_WR_RDMA_WRITE, 500,
-				    self->cbuf, 8, self->cmr->lkey,
-				    (uintptr_t)self->sbuf + 40000,
-				    self->smr->rkey, IBV_SEND_SIGNALED));
+				    self->b.cbuf, 8, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf + 40000,
+				    self->b.smr->rkey, IBV_SEND_SIGNALED));
 	ASSERT_EQ(1, swr_wait_async(self->a.ctx, IBV_EVENT_CQ_ERR, &ev, 5000))
 		TH_LOG("no CQ_ERR for a consumer index ahead of the producer");
 	EXPECT_EQ(self->a.c.scq, ev.element.cq);
@@ -609,17 +597,17 @@ TEST_F_TIMEOUT(hostile, racing_scribbler, 120)
 	long posts = 0;
 
 	for (int i = 0; i < 8; i++)
-		swr_post_recv1(self->a.s.qp, i, self->sbuf + 40000, 64,
-			       self->smr->lkey);
+		swr_post_recv1(self->a.s.qp, i, self->b.sbuf + 40000, 64,
+			       self->b.smr->lkey);
 	ASSERT_EQ(0, pthread_create(&t, NULL, scribble, &sc));
 	end = swr_now_ms() + 2000;
 	while (swr_now_ms() < end) {
 		/* Whatever the provider makes of its corrupted ring. */
 		swr_post_send1(self->a.c.qp, posts & 1 ? IBV_WR_SEND :
-			       IBV_WR_RDMA_WRITE, posts, self->cbuf, 64,
-			       self->cmr->lkey,
-			       (uintptr_t)self->sbuf + 40000,
-			       self->smr->rkey, IBV_SEND_SIGNALED);
+			       IBV_WR_RDMA_WRITE, posts, self->b.cbuf, 64,
+			       self->b.cmr->lkey,
+			       (uintptr_t)self->b.sbuf + 40000,
+			       self->b.smr->rkey, IBV_SEND_SIGNALED);
 		doorbell(self->a.c.qp);
 		posts++;
 		usleep(500);

@@ -20,9 +20,7 @@
 
 FIXTURE(qp) {
 	struct swr_pair p;
-	uint8_t *cbuf;		/* the client's memory */
-	uint8_t *sbuf;		/* the server's memory */
-	struct ibv_mr *cmr, *smr;
+	struct swr_bufs b;	/* the client's and the server's memory */
 };
 
 FIXTURE_SETUP(qp)
@@ -30,56 +28,16 @@ FIXTURE_SETUP(qp)
 	int ret = swr_pair_open(&self->p);
 
 	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", swr_test_dev(), strerror(-ret));
-	self->cbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->sbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->cbuf);
-	ASSERT_NE(MAP_FAILED, self->sbuf);
-	self->cmr = ibv_reg_mr(self->p.pd, self->cbuf, BUFSZ, SWR_ALL_ACCESS);
-	self->smr = ibv_reg_mr(self->p.pd, self->sbuf, BUFSZ,
-			       SWR_ALL_ACCESS | IBV_ACCESS_MW_BIND);
-	ASSERT_NE(NULL, self->cmr);
-	ASSERT_NE(NULL, self->smr);
+	ret = swr_bufs_init(&self->b, self->p.pd, BUFSZ,
+			    SWR_ALL_ACCESS | IBV_ACCESS_MW_BIND);
+	ASSERT_EQ(0, ret) TH_LOG("buffers: %s", strerror(-ret));
 }
 
 FIXTURE_TEARDOWN(qp)
 {
 	swr_pair_destroy_qps(&self->p);
-	if (self->cmr)
-		ibv_dereg_mr(self->cmr);
-	if (self->smr)
-		ibv_dereg_mr(self->smr);
-	if (self->cbuf && self->cbuf != MAP_FAILED)
-		munmap(self->cbuf, BUFSZ);
-	if (self->sbuf && self->sbuf != MAP_FAILED)
-		munmap(self->sbuf, BUFSZ);
+	swr_bufs_fini(&self->b);
 	swr_pair_close(&self->p);
-}
-
-static void create(struct __test_metadata *_metadata, struct swr_pair *p,
-		   const struct swr_qp_opts *o)
-{
-	int ret = swr_pair_create(p, o);
-
-	ASSERT_EQ(0, ret) TH_LOG("creating/connecting QPs: %s", strerror(-ret));
-}
-
-/* Wait for the next completion on @cq; it must be @wr_id with @status. */
-static void wait_wc(struct __test_metadata *_metadata, struct ibv_cq *cq,
-		    uint64_t wr_id, enum ibv_wc_status status,
-		    struct ibv_wc *out)
-{
-	struct ibv_wc wc;
-
-	ASSERT_EQ(1, swr_wait(cq, &wc))
-		TH_LOG("no completion for wr_id %llu", (unsigned long long)wr_id);
-	EXPECT_EQ(wr_id, wc.wr_id);
-	ASSERT_EQ(status, wc.status)
-		TH_LOG("wr_id %llu: %s, want %s", (unsigned long long)wc.wr_id,
-		       ibv_wc_status_str(wc.status), ibv_wc_status_str(status));
-	if (out)
-		*out = wc;
 }
 
 /* The buffer holds the pattern of @seed in [off, off + len), @CANARY around. */
@@ -117,15 +75,15 @@ static void send_sizes(struct __test_metadata *_metadata,
 		uint32_t len = sizes[i];
 		uint8_t seed = (uint8_t)(i * 17 + imm);
 
-		memset(self->sbuf, CANARY, BUFSZ);
-		swr_fill(self->cbuf + 3, len, seed);
+		memset(self->b.sbuf, CANARY, BUFSZ);
+		swr_fill(self->b.cbuf + 3, len, seed);
 		/* The receive is larger than the message: byte_len tells. */
-		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1000 + i, self->sbuf + 5,
-					    BUFSZ - 5, self->smr->lkey));
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1000 + i, self->b.sbuf + 5,
+					    BUFSZ - 5, self->b.smr->lkey));
 		memset(&wr, 0, sizeof(wr));
-		sge.addr = (uintptr_t)self->cbuf + 3;
+		sge.addr = (uintptr_t)self->b.cbuf + 3;
 		sge.length = len;
-		sge.lkey = self->cmr->lkey;
+		sge.lkey = self->b.cmr->lkey;
 		wr.wr_id = i;
 		wr.sg_list = &sge;
 		wr.num_sge = len ? 1 : 0;
@@ -134,10 +92,10 @@ static void send_sizes(struct __test_metadata *_metadata,
 		wr.imm_data = htonl(0xc0de0000 + i);
 		ASSERT_EQ(0, ibv_post_send(p->c.qp, &wr, &bad));
 
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_SEND, wc.opcode);
 		EXPECT_EQ(p->c.qp->qp_num, wc.qp_num);
-		wait_wc(_metadata, p->s.rcq, 1000 + i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->s.rcq, 1000 + i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RECV, wc.opcode);
 		EXPECT_EQ(len, wc.byte_len) TH_LOG("size %u", len);
 		EXPECT_EQ(p->s.qp->qp_num, wc.qp_num);
@@ -147,7 +105,7 @@ static void send_sizes(struct __test_metadata *_metadata,
 		} else {
 			EXPECT_FALSE(wc.wc_flags & IBV_WC_WITH_IMM);
 		}
-		check_region(_metadata, self->sbuf, BUFSZ, 5, len, seed);
+		check_region(_metadata, self->b.sbuf, BUFSZ, 5, len, seed);
 		if (_metadata->exit_code)
 			TH_LOG("size %u failed", len);
 		ASSERT_EQ(0, _metadata->exit_code);
@@ -156,13 +114,13 @@ static void send_sizes(struct __test_metadata *_metadata,
 
 TEST_F(qp, rc_send)
 {
-	create(_metadata, &self->p, NULL);
+	swr_t_create(_metadata, &self->p, NULL);
 	send_sizes(_metadata, self, false);
 }
 
 TEST_F(qp, rc_send_with_imm)
 {
-	create(_metadata, &self->p, NULL);
+	swr_t_create(_metadata, &self->p, NULL);
 	send_sizes(_metadata, self, true);
 }
 
@@ -180,20 +138,20 @@ TEST_F(qp, rc_send_sge_lists)
 	struct ibv_wc wc;
 	uint32_t n = 0, i;
 
-	create(_metadata, p, NULL);
-	swr_fill(self->cbuf, BUFSZ, 0x42);
-	memset(self->sbuf, CANARY, BUFSZ);
+	swr_t_create(_metadata, p, NULL);
+	swr_fill(self->b.cbuf, BUFSZ, 0x42);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	for (i = 0; i < 3; i++) {
-		gs[i].addr = (uintptr_t)self->cbuf + g[i].off;
+		gs[i].addr = (uintptr_t)self->b.cbuf + g[i].off;
 		gs[i].length = g[i].len;
-		gs[i].lkey = self->cmr->lkey;
-		memcpy(expect + n, self->cbuf + g[i].off, g[i].len);
+		gs[i].lkey = self->b.cmr->lkey;
+		memcpy(expect + n, self->b.cbuf + g[i].off, g[i].len);
 		n += g[i].len;
 	}
 	for (i = 0; i < 2; i++) {
-		ss[i].addr = (uintptr_t)self->sbuf + s[i].off;
+		ss[i].addr = (uintptr_t)self->b.sbuf + s[i].off;
 		ss[i].length = s[i].len;
-		ss[i].lkey = self->smr->lkey;
+		ss[i].lkey = self->b.smr->lkey;
 	}
 	rwr.wr_id = 7;
 	rwr.sg_list = ss;
@@ -205,16 +163,16 @@ TEST_F(qp, rc_send_sge_lists)
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	ASSERT_EQ(0, ibv_post_send(p->c.qp, &wr, &bad));
-	wait_wc(_metadata, p->c.scq, 8, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 7, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 8, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 7, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(n, wc.byte_len);
-	memcpy(got, self->sbuf + 16, 1500);
-	memcpy(got + 1500, self->sbuf + 8192, n - 1500);
+	memcpy(got, self->b.sbuf + 16, 1500);
+	memcpy(got + 1500, self->b.sbuf + 8192, n - 1500);
 	EXPECT_EQ(0, memcmp(expect, got, n));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 16, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 16 + 1500, 8192 - 1516,
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 16, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 16 + 1500, 8192 - 1516,
 				     CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 8192 + n - 1500,
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 8192 + n - 1500,
 				     BUFSZ - 8192 - (n - 1500), CANARY));
 }
 
@@ -225,32 +183,32 @@ TEST_F(qp, rc_rdma_write)
 	struct ibv_wc wc;
 	unsigned int i;
 
-	create(_metadata, p, NULL);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 4242, self->sbuf, 64,
-				    self->smr->lkey));
+	swr_t_create(_metadata, p, NULL);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 4242, self->b.sbuf, 64,
+				    self->b.smr->lkey));
 	for (i = 0; i < NSIZES; i++) {
 		uint32_t len = sizes[i] > BUFSZ - 70 ? BUFSZ - 70 : sizes[i];
 		uint8_t seed = (uint8_t)(i * 29 + 1);
 
-		memset(self->sbuf, CANARY, BUFSZ);
-		swr_fill(self->cbuf + 5, len, seed);
+		memset(self->b.sbuf, CANARY, BUFSZ);
+		swr_fill(self->b.cbuf + 5, len, seed);
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i,
-					    self->cbuf + 5, len,
-					    self->cmr->lkey,
-					    (uintptr_t)self->sbuf + 67,
-					    self->smr->rkey,
+					    self->b.cbuf + 5, len,
+					    self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf + 67,
+					    self->b.smr->rkey,
 					    IBV_SEND_SIGNALED));
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
-		check_region(_metadata, self->sbuf, BUFSZ, 67, len, seed);
+		check_region(_metadata, self->b.sbuf, BUFSZ, 67, len, seed);
 		ASSERT_EQ(0, _metadata->exit_code) TH_LOG("size %u", len);
 	}
 	/* No receive was consumed: the next SEND gets the one posted. */
 	EXPECT_EQ(0, swr_cq_count(p->s.rcq, 50));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 99, self->cbuf, 4,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 99, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 4242, IBV_WC_SUCCESS, &wc);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 99, self->b.cbuf, 4,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 99, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 4242, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(4, wc.byte_len);
 }
 
@@ -262,37 +220,37 @@ TEST_F(qp, rc_rdma_write_with_imm)
 	struct ibv_wc wc;
 	unsigned int i;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	for (i = 0; i < NSIZES; i++) {
 		uint32_t len = sizes[i] > BUFSZ / 2 ? BUFSZ / 2 : sizes[i];
 		uint8_t seed = (uint8_t)(i * 31 + 2);
 
-		memset(self->sbuf, CANARY, BUFSZ);
-		swr_fill(self->cbuf, len, seed);
+		memset(self->b.sbuf, CANARY, BUFSZ);
+		swr_fill(self->b.cbuf, len, seed);
 		/* The receive's buffer must not be written: data goes to raddr. */
 		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 500 + i,
-					    self->sbuf + BUFSZ / 2 + 64, 64,
-					    self->smr->lkey));
-		sge.addr = (uintptr_t)self->cbuf;
+					    self->b.sbuf + BUFSZ / 2 + 64, 64,
+					    self->b.smr->lkey));
+		sge.addr = (uintptr_t)self->b.cbuf;
 		sge.length = len;
-		sge.lkey = self->cmr->lkey;
+		sge.lkey = self->b.cmr->lkey;
 		wr.wr_id = i;
 		wr.sg_list = &sge;
 		wr.num_sge = len ? 1 : 0;
 		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.imm_data = htonl(0x1000 + i);
-		wr.wr.rdma.remote_addr = (uintptr_t)self->sbuf + 1;
-		wr.wr.rdma.rkey = self->smr->rkey;
+		wr.wr.rdma.remote_addr = (uintptr_t)self->b.sbuf + 1;
+		wr.wr.rdma.rkey = self->b.smr->rkey;
 		ASSERT_EQ(0, ibv_post_send(p->c.qp, &wr, &bad));
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
-		wait_wc(_metadata, p->s.rcq, 500 + i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->s.rcq, 500 + i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
 		EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM);
 		EXPECT_EQ(htonl(0x1000 + i), wc.imm_data);
 		EXPECT_EQ(len, wc.byte_len);
-		check_region(_metadata, self->sbuf, BUFSZ, 1, len, seed);
+		check_region(_metadata, self->b.sbuf, BUFSZ, 1, len, seed);
 		ASSERT_EQ(0, _metadata->exit_code) TH_LOG("size %u", len);
 	}
 }
@@ -303,23 +261,23 @@ TEST_F(qp, rc_rdma_read)
 	struct ibv_wc wc;
 	unsigned int i;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	for (i = 0; i < NSIZES; i++) {
 		uint32_t len = sizes[i] > BUFSZ - 70 ? BUFSZ - 70 : sizes[i];
 		uint8_t seed = (uint8_t)(i * 37 + 3);
 
-		memset(self->cbuf, CANARY, BUFSZ);
-		swr_fill(self->sbuf + 9, len, seed);
+		memset(self->b.cbuf, CANARY, BUFSZ);
+		swr_fill(self->b.sbuf + 9, len, seed);
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, i,
-					    self->cbuf + 66, len,
-					    self->cmr->lkey,
-					    (uintptr_t)self->sbuf + 9,
-					    self->smr->rkey,
+					    self->b.cbuf + 66, len,
+					    self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf + 9,
+					    self->b.smr->rkey,
 					    IBV_SEND_SIGNALED));
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
 		EXPECT_EQ(len, wc.byte_len);
-		check_region(_metadata, self->cbuf, BUFSZ, 66, len, seed);
+		check_region(_metadata, self->b.cbuf, BUFSZ, 66, len, seed);
 		ASSERT_EQ(0, _metadata->exit_code) TH_LOG("size %u", len);
 	}
 }
@@ -347,19 +305,19 @@ static void post_atomic(struct __test_metadata *_metadata, struct ibv_qp *qp,
 TEST_F(qp, rc_atomic_cmp_and_swp)
 {
 	struct swr_pair *p = &self->p;
-	uint64_t *remote = (uint64_t *)(self->sbuf + 64);
-	uint64_t *local = (uint64_t *)(self->cbuf + 128);
+	uint64_t *remote = (uint64_t *)(self->b.sbuf + 64);
+	uint64_t *local = (uint64_t *)(self->b.cbuf + 128);
 	struct ibv_wc wc;
 
-	create(_metadata, p, NULL);
-	memset(self->sbuf, CANARY, BUFSZ);
-	memset(self->cbuf, CANARY, BUFSZ);
+	swr_t_create(_metadata, p, NULL);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	memset(self->b.cbuf, CANARY, BUFSZ);
 	*remote = 0x0123456789abcdefULL;
 	/* Compare matches: swapped, the old value comes back. */
 	post_atomic(_metadata, p->c.qp, IBV_WR_ATOMIC_CMP_AND_SWP, 1, local,
-		    self->cmr->lkey, (uintptr_t)remote, self->smr->rkey,
+		    self->b.cmr->lkey, (uintptr_t)remote, self->b.smr->rkey,
 		    0x0123456789abcdefULL, 0xfedcba9876543210ULL);
-	wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_COMP_SWAP, wc.opcode);
 	EXPECT_EQ(8, wc.byte_len);
 	EXPECT_EQ(0x0123456789abcdefULL, *local);
@@ -367,46 +325,46 @@ TEST_F(qp, rc_atomic_cmp_and_swp)
 	/* Compare differs: unchanged, the current value comes back. */
 	*local = 0;
 	post_atomic(_metadata, p->c.qp, IBV_WR_ATOMIC_CMP_AND_SWP, 2, local,
-		    self->cmr->lkey, (uintptr_t)remote, self->smr->rkey,
+		    self->b.cmr->lkey, (uintptr_t)remote, self->b.smr->rkey,
 		    0x0123456789abcdefULL, 0x1111111111111111ULL);
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(0xfedcba9876543210ULL, *local);
 	EXPECT_EQ(0xfedcba9876543210ULL, *remote);
 	/* Exactly 8 bytes on either side. */
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 64, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 72, BUFSZ - 72, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf, 128, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf + 136, BUFSZ - 136, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 64, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 72, BUFSZ - 72, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf, 128, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf + 136, BUFSZ - 136, CANARY));
 }
 
 TEST_F(qp, rc_atomic_fetch_and_add)
 {
 	struct swr_pair *p = &self->p;
-	uint64_t *remote = (uint64_t *)(self->sbuf + BUFSZ - 8);
-	uint64_t *local = (uint64_t *)(self->cbuf + 8);
+	uint64_t *remote = (uint64_t *)(self->b.sbuf + BUFSZ - 8);
+	uint64_t *local = (uint64_t *)(self->b.cbuf + 8);
 	struct ibv_wc wc;
 	int i;
 
-	create(_metadata, p, NULL);
-	memset(self->sbuf, CANARY, BUFSZ);
-	memset(self->cbuf, CANARY, BUFSZ);
+	swr_t_create(_metadata, p, NULL);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	memset(self->b.cbuf, CANARY, BUFSZ);
 	*remote = 0xfffffffffffffff0ULL;
 	for (i = 0; i < 3; i++) {
 		uint64_t before = *remote;
 
 		post_atomic(_metadata, p->c.qp, IBV_WR_ATOMIC_FETCH_AND_ADD, i,
-			    local, self->cmr->lkey, (uintptr_t)remote,
-			    self->smr->rkey, 0x100000009ULL, 0);
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+			    local, self->b.cmr->lkey, (uintptr_t)remote,
+			    self->b.smr->rkey, 0x100000009ULL, 0);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_FETCH_ADD, wc.opcode);
 		EXPECT_EQ(8, wc.byte_len);
 		EXPECT_EQ(before, *local);
 		/* Wraps around 2^64 like any unsigned add. */
 		EXPECT_EQ(before + 0x100000009ULL, *remote);
 	}
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ - 8, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf, 8, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf + 16, BUFSZ - 16, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ - 8, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf, 8, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf + 16, BUFSZ - 16, CANARY));
 }
 
 #define QPX_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
@@ -425,20 +383,20 @@ TEST_F(qp, rc_atomic_write)
 	struct ibv_qp_ex *qpx;
 	struct ibv_wc wc;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	qpx = p->c.qpx;
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	ibv_wr_start(qpx);
 	qpx->wr_id = 77;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_atomic_write(qpx, self->smr->rkey,
-			    (uintptr_t)self->sbuf + 4096, val);
+	ibv_wr_atomic_write(qpx, self->b.smr->rkey,
+			    (uintptr_t)self->b.sbuf + 4096, val);
 	ASSERT_EQ(0, ibv_wr_complete(qpx));
-	wait_wc(_metadata, p->c.scq, 77, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 77, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_ATOMIC_WRITE, wc.opcode);
-	EXPECT_EQ(0, memcmp(self->sbuf + 4096, val, 8));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 4096, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 4104, BUFSZ - 4104, CANARY));
+	EXPECT_EQ(0, memcmp(self->b.sbuf + 4096, val, 8));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 4096, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 4104, BUFSZ - 4104, CANARY));
 }
 
 /* The same opcodes through the extended post API (ibv_wr_*). */
@@ -446,68 +404,68 @@ TEST_F(qp, rc_qp_ex_ops)
 {
 	struct swr_qp_opts o = { .send_ops_flags = QPX_OPS };
 	struct swr_pair *p = &self->p;
-	uint64_t *remote = (uint64_t *)(self->sbuf + 8192);
+	uint64_t *remote = (uint64_t *)(self->b.sbuf + 8192);
 	struct ibv_qp_ex *qpx;
 	struct ibv_wc wc;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	qpx = p->c.qpx;
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, 4096, 0x10);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 4096, 0x10);
 	*remote = 5;
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->sbuf + 100, 1000,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->sbuf + 12000, 8,
-				    self->smr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->b.sbuf + 100, 1000,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->b.sbuf + 12000, 8,
+				    self->b.smr->lkey));
 
 	ibv_wr_start(qpx);
 	qpx->wr_id = 10;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_send(qpx);
-	ibv_wr_set_sge(qpx, self->cmr->lkey, (uintptr_t)self->cbuf, 1000);
+	ibv_wr_set_sge(qpx, self->b.cmr->lkey, (uintptr_t)self->b.cbuf, 1000);
 	qpx->wr_id = 11;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_rdma_write(qpx, self->smr->rkey, (uintptr_t)self->sbuf + 2000);
-	ibv_wr_set_sge(qpx, self->cmr->lkey, (uintptr_t)self->cbuf, 3000);
+	ibv_wr_rdma_write(qpx, self->b.smr->rkey, (uintptr_t)self->b.sbuf + 2000);
+	ibv_wr_set_sge(qpx, self->b.cmr->lkey, (uintptr_t)self->b.cbuf, 3000);
 	qpx->wr_id = 12;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_rdma_write_imm(qpx, self->smr->rkey,
-			      (uintptr_t)self->sbuf + 20000, htonl(0xabcd));
-	ibv_wr_set_sge(qpx, self->cmr->lkey, (uintptr_t)self->cbuf, 4096);
+	ibv_wr_rdma_write_imm(qpx, self->b.smr->rkey,
+			      (uintptr_t)self->b.sbuf + 20000, htonl(0xabcd));
+	ibv_wr_set_sge(qpx, self->b.cmr->lkey, (uintptr_t)self->b.cbuf, 4096);
 	qpx->wr_id = 13;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_atomic_fetch_add(qpx, self->smr->rkey, (uintptr_t)remote, 3);
-	ibv_wr_set_sge(qpx, self->cmr->lkey, (uintptr_t)self->cbuf + 8192, 8);
+	ibv_wr_atomic_fetch_add(qpx, self->b.smr->rkey, (uintptr_t)remote, 3);
+	ibv_wr_set_sge(qpx, self->b.cmr->lkey, (uintptr_t)self->b.cbuf + 8192, 8);
 	qpx->wr_id = 14;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_rdma_read(qpx, self->smr->rkey, (uintptr_t)self->sbuf + 2000);
-	ibv_wr_set_sge(qpx, self->cmr->lkey, (uintptr_t)self->cbuf + 16384,
+	ibv_wr_rdma_read(qpx, self->b.smr->rkey, (uintptr_t)self->b.sbuf + 2000);
+	ibv_wr_set_sge(qpx, self->b.cmr->lkey, (uintptr_t)self->b.cbuf + 16384,
 		       3000);
 	ASSERT_EQ(0, ibv_wr_complete(qpx));
 
-	wait_wc(_metadata, p->c.scq, 10, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 10, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_SEND, wc.opcode);
-	wait_wc(_metadata, p->c.scq, 11, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 11, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
-	wait_wc(_metadata, p->c.scq, 12, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 13, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 12, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 13, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_FETCH_ADD, wc.opcode);
-	wait_wc(_metadata, p->c.scq, 14, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 14, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(1000, wc.byte_len);
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
 	EXPECT_EQ(htonl(0xabcd), wc.imm_data);
 	EXPECT_EQ(4096, wc.byte_len);
 
-	EXPECT_EQ(-1, swr_check(self->sbuf + 100, 1000, 0x10));
-	EXPECT_EQ(-1, swr_check(self->sbuf + 2000, 3000, 0x10));
-	EXPECT_EQ(-1, swr_check(self->sbuf + 20000, 4096, 0x10));
-	EXPECT_EQ(-1, swr_check(self->cbuf + 16384, 3000, 0x10));
-	EXPECT_EQ(5, *(uint64_t *)(self->cbuf + 8192));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 100, 1000, 0x10));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 2000, 3000, 0x10));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 20000, 4096, 0x10));
+	EXPECT_EQ(-1, swr_check(self->b.cbuf + 16384, 3000, 0x10));
+	EXPECT_EQ(5, *(uint64_t *)(self->b.cbuf + 8192));
 	EXPECT_EQ(8, *remote);
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 12000, 8, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 12000, 8, CANARY));
 }
 
 /* A type 2 window on the server's QP; its rkey is the new one. */
@@ -524,13 +482,13 @@ static uint32_t bind_type2(struct __test_metadata *_metadata,
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = rkey;
-	wr.bind_mw.bind_info.mr = self->smr;
-	wr.bind_mw.bind_info.addr = (uintptr_t)self->sbuf + off;
+	wr.bind_mw.bind_info.mr = self->b.smr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)self->b.sbuf + off;
 	wr.bind_mw.bind_info.length = len;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					       IBV_ACCESS_REMOTE_READ;
 	EXPECT_EQ(0, ibv_post_send(self->p.s.qp, &wr, &bad));
-	wait_wc(_metadata, self->p.s.scq, wr_id, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, self->p.s.scq, wr_id, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_BIND_MW, wc.opcode);
 	return rkey;
 }
@@ -543,8 +501,8 @@ static enum ibv_wc_status write_via(struct __test_metadata *_metadata,
 	struct ibv_wc wc = { .status = IBV_WC_GENERAL_ERR };
 
 	EXPECT_EQ(0, swr_post_send1(self->p.c.qp, IBV_WR_RDMA_WRITE, wr_id,
-				    self->cbuf, len, self->cmr->lkey,
-				    (uintptr_t)self->sbuf + off, rkey,
+				    self->b.cbuf, len, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf + off, rkey,
 				    IBV_SEND_SIGNALED));
 	EXPECT_EQ(1, swr_wait(self->p.c.scq, &wc));
 	EXPECT_EQ(wr_id, wc.wr_id);
@@ -559,46 +517,46 @@ TEST_F(qp, mw_type1_bind)
 	struct ibv_wc wc;
 	uint32_t old;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	mw = ibv_alloc_mw(p->pd, IBV_MW_TYPE_1);
 	ASSERT_NE(NULL, mw);
 	old = mw->rkey;
 	bind.wr_id = 5;
 	bind.send_flags = IBV_SEND_SIGNALED;
-	bind.bind_info.mr = self->smr;
-	bind.bind_info.addr = (uintptr_t)self->sbuf + 4096;
+	bind.bind_info.mr = self->b.smr;
+	bind.bind_info.addr = (uintptr_t)self->b.sbuf + 4096;
 	bind.bind_info.length = 8192;
 	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 					 IBV_ACCESS_REMOTE_READ;
 	ASSERT_EQ(0, ibv_bind_mw(p->s.qp, mw, &bind));
-	wait_wc(_metadata, p->s.scq, 5, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->s.scq, 5, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_BIND_MW, wc.opcode);
 	/* A bind gives the window a new key (its low byte). */
 	EXPECT_NE(old, mw->rkey);
 	EXPECT_EQ(old >> 8, mw->rkey >> 8);
 
 	/* Inside the window: first and last byte, and all of it. */
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, 8192, 0x77);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 8192, 0x77);
 	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, mw->rkey, 4096,
 					    8192, 1));
-	EXPECT_EQ(-1, swr_check(self->sbuf + 4096, 8192, 0x77));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 4096, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 12288, BUFSZ - 12288,
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 4096, 8192, 0x77));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 4096, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 12288, BUFSZ - 12288,
 				     CANARY));
 	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, mw->rkey,
 					    4096 + 8191, 1, 2));
 	/* A read through the window. */
-	memset(self->cbuf + 65536, CANARY, 8192);
+	memset(self->b.cbuf + 65536, CANARY, 8192);
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 3,
-				    self->cbuf + 65536, 100, self->cmr->lkey,
-				    (uintptr_t)self->sbuf + 4096, mw->rkey,
+				    self->b.cbuf + 65536, 100, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf + 4096, mw->rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	EXPECT_EQ(-1, swr_check(self->cbuf + 65536, 100, 0x77));
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	EXPECT_EQ(-1, swr_check(self->b.cbuf + 65536, 100, 0x77));
 
 	/* One byte past the end, one before the start: refused. */
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  write_via(_metadata, self, mw->rkey, 4096 + 8192, 1, 4));
 	ASSERT_EQ(0, swr_pair_renew(p));
@@ -608,7 +566,7 @@ TEST_F(qp, mw_type1_bind)
 	/* The key before the bind names nothing any more. */
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  write_via(_metadata, self, old, 4096, 1, 6));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dealloc_mw(mw));
 }
@@ -619,33 +577,33 @@ TEST_F(qp, mw_type2_bind)
 	struct ibv_mw *mw;
 	uint32_t rkey;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	mw = ibv_alloc_mw(p->pd, IBV_MW_TYPE_2);
 	ASSERT_NE(NULL, mw);
 	rkey = bind_type2(_metadata, self, mw, 1000, 3000, 9);
 	ASSERT_EQ(0, _metadata->exit_code);
 
-	swr_fill(self->sbuf, BUFSZ, 0x21);
-	memset(self->cbuf, CANARY, BUFSZ);
+	swr_fill(self->b.sbuf, BUFSZ, 0x21);
+	memset(self->b.cbuf, CANARY, BUFSZ);
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 1,
-				    self->cbuf + 10, 3000, self->cmr->lkey,
-				    (uintptr_t)self->sbuf + 1000, rkey,
+				    self->b.cbuf + 10, 3000, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf + 1000, rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
-	EXPECT_EQ(0, memcmp(self->cbuf + 10, self->sbuf + 1000, 3000));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf, 10, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf + 3010, BUFSZ - 3010, CANARY));
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
+	EXPECT_EQ(0, memcmp(self->b.cbuf + 10, self->b.sbuf + 1000, 3000));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf, 10, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf + 3010, BUFSZ - 3010, CANARY));
 
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, 3000, 0x22);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 3000, 0x22);
 	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, rkey, 1000,
 					    3000, 2));
-	EXPECT_EQ(-1, swr_check(self->sbuf + 1000, 3000, 0x22));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 1000, 3000, 0x22));
 	/* Out of the window by one byte at the end. */
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  write_via(_metadata, self, rkey, 1001, 3000, 3));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 1000, CANARY));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 4000, BUFSZ - 4000, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 1000, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 4000, BUFSZ - 4000, CANARY));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dealloc_mw(mw));
 }
@@ -658,11 +616,11 @@ TEST_F(qp, mw_type2_local_inv)
 	struct ibv_wc wc;
 	uint32_t rkey;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	mw = ibv_alloc_mw(p->pd, IBV_MW_TYPE_2);
 	ASSERT_NE(NULL, mw);
 	rkey = bind_type2(_metadata, self, mw, 0, 4096, 9);
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, rkey, 0, 64, 1));
 
 	wr.wr_id = 10;
@@ -670,13 +628,13 @@ TEST_F(qp, mw_type2_local_inv)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = rkey;
 	ASSERT_EQ(0, ibv_post_send(p->s.qp, &wr, &bad));
-	wait_wc(_metadata, p->s.scq, 10, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->s.scq, 10, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_LOCAL_INV, wc.opcode);
 
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  write_via(_metadata, self, rkey, 0, 64, 2));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dealloc_mw(mw));
 }
@@ -690,20 +648,20 @@ TEST_F(qp, rc_send_with_inv)
 	struct ibv_wc wc;
 	uint32_t rkey;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	mw = ibv_alloc_mw(p->pd, IBV_MW_TYPE_2);
 	ASSERT_NE(NULL, mw);
 	rkey = bind_type2(_metadata, self, mw, 65536, 4096, 9);
 	EXPECT_EQ(IBV_WC_SUCCESS,
 		  write_via(_metadata, self, rkey, 65536, 16, 1));
 
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, 300, 0x31);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 20, self->sbuf, 4096,
-				    self->smr->lkey));
-	sge.addr = (uintptr_t)self->cbuf;
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 300, 0x31);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 20, self->b.sbuf, 4096,
+				    self->b.smr->lkey));
+	sge.addr = (uintptr_t)self->b.cbuf;
 	sge.length = 300;
-	sge.lkey = self->cmr->lkey;
+	sge.lkey = self->b.cmr->lkey;
 	wr.wr_id = 21;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -711,19 +669,19 @@ TEST_F(qp, rc_send_with_inv)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.invalidate_rkey = rkey;
 	ASSERT_EQ(0, ibv_post_send(p->c.qp, &wr, &bad));
-	wait_wc(_metadata, p->c.scq, 21, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 21, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_SEND, wc.opcode);
-	wait_wc(_metadata, p->s.rcq, 20, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->s.rcq, 20, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RECV, wc.opcode);
 	EXPECT_EQ(300, wc.byte_len);
 	EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_INV);
 	EXPECT_EQ(rkey, wc.invalidated_rkey);
-	check_region(_metadata, self->sbuf, BUFSZ, 0, 300, 0x31);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 0, 300, 0x31);
 
 	/* The window is gone. */
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR,
 		  write_via(_metadata, self, rkey, 65536, 16, 2));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 300, BUFSZ - 300, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 300, BUFSZ - 300, CANARY));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dealloc_mw(mw));
 }
@@ -732,18 +690,18 @@ TEST_F(qp, rc_send_with_inv)
 TEST_F(qp, mr_boundaries)
 {
 	struct swr_pair *p = &self->p;
-	uint8_t *base = self->sbuf + 4096;
+	uint8_t *base = self->b.sbuf + 4096;
 	struct ibv_mr *mr, *lmr;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	mr = ibv_reg_mr(p->pd, base, 8192, SWR_ALL_ACCESS);
 	ASSERT_NE(NULL, mr);
-	lmr = ibv_reg_mr(p->pd, self->cbuf + 4096, 4096, SWR_ALL_ACCESS);
+	lmr = ibv_reg_mr(p->pd, self->b.cbuf + 4096, 4096, SWR_ALL_ACCESS);
 	ASSERT_NE(NULL, lmr);
-	memset(self->sbuf, CANARY, BUFSZ);
-	self->cbuf[0] = 0x5c;
-	self->cbuf[4096] = 0x3d;
-	self->cbuf[8191] = 0x6e;
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	self->b.cbuf[0] = 0x5c;
+	self->b.cbuf[4096] = 0x3d;
+	self->b.cbuf[8191] = 0x6e;
 
 	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, mr->rkey,
 					    4096, 1, 1));
@@ -753,10 +711,10 @@ TEST_F(qp, mr_boundaries)
 	EXPECT_EQ(0x5c, base[8191]);
 	/* The local side: the last byte of lmr as the source. */
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 3,
-				    self->cbuf + 8191, 1, lmr->lkey,
+				    self->b.cbuf + 8191, 1, lmr->lkey,
 				    (uintptr_t)base + 100, mr->rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
 	EXPECT_EQ(0x6e, base[100]);
 	EXPECT_EQ(CANARY, base[-1]);
 	EXPECT_EQ(CANARY, base[8192]);
@@ -772,19 +730,19 @@ TEST_F(qp, mr_boundaries)
 		  write_via(_metadata, self, mr->rkey, 4095, 1, 6));
 	ASSERT_EQ(0, swr_pair_renew(p));
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 7,
-				    self->cbuf, 8193, self->cmr->lkey,
+				    self->b.cbuf, 8193, self->b.cmr->lkey,
 				    (uintptr_t)base, mr->rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 7, IBV_WC_REM_ACCESS_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 7, IBV_WC_REM_ACCESS_ERR, NULL);
 	ASSERT_EQ(0, swr_pair_renew(p));
 	/* Local: a gather entry one byte past the end of lmr. */
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 8,
-				    self->cbuf + 8191, 2, lmr->lkey,
+				    self->b.cbuf + 8191, 2, lmr->lkey,
 				    (uintptr_t)base, mr->rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 8, IBV_WC_LOC_PROT_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 8, IBV_WC_LOC_PROT_ERR, NULL);
 	/* Nothing refused was written. */
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, 4096, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, 4096, CANARY));
 	EXPECT_EQ(-1, swr_check_byte(base + 8192, BUFSZ - 12288, CANARY));
 	EXPECT_EQ(0x5c, base[0]);
 	EXPECT_EQ(0x6e, base[100]);
@@ -803,7 +761,7 @@ TEST_F(qp, rc_16mib)
 	struct ibv_wc wc;
 	long bad;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	a = mmap(NULL, MIB16 + 4096, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	b = mmap(NULL, MIB16 + 4096, PROT_READ | PROT_WRITE,
@@ -820,8 +778,8 @@ TEST_F(qp, rc_16mib)
 	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, b + 2, MIB16, bmr->lkey));
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 2, a + 1, MIB16,
 				    amr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(MIB16, wc.byte_len);
 	check_region(_metadata, b, MIB16 + 4096, 2, MIB16, 0x61);
 
@@ -830,7 +788,7 @@ TEST_F(qp, rc_16mib)
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 3, a + 3,
 				    MIB16, amr->lkey, (uintptr_t)b + 4095,
 				    bmr->rkey, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
 	check_region(_metadata, b, MIB16 + 4096, 4095, MIB16, 0x62);
 
 	swr_fill(b + 7, MIB16, 0x63);
@@ -838,7 +796,7 @@ TEST_F(qp, rc_16mib)
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 4, a,
 				    MIB16, amr->lkey, (uintptr_t)b + 7,
 				    bmr->rkey, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(MIB16, wc.byte_len);
 	bad = swr_check(a, MIB16, 0x63);
 	EXPECT_EQ(-1, bad);
@@ -865,34 +823,34 @@ TEST_F(qp, rc_inline)
 	uint32_t max;
 	struct ibv_wc wc;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	ASSERT_EQ(0, ibv_query_qp(p->c.qp, &qa, IBV_QP_CAP, &init));
 	max = qa.cap.max_inline_data;
 	ASSERT_LE(256, max);
 	ASSERT_GT(sizeof(data), max);
 
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	swr_fill(data, max, 0x44);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->sbuf, 4096,
-				    self->smr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->b.sbuf, 4096,
+				    self->b.smr->lkey));
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 2, data, max,
 				    0xdeadbeef, 0, 0,
 				    IBV_SEND_SIGNALED | IBV_SEND_INLINE));
 	memset(data, 0, sizeof(data));
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(max, wc.byte_len);
-	check_region(_metadata, self->sbuf, BUFSZ, 0, max, 0x44);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 0, max, 0x44);
 
-	memset(self->sbuf, CANARY, BUFSZ);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	swr_fill(data, 100, 0x45);
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 3, data, 100,
-				    0, (uintptr_t)self->sbuf + 10,
-				    self->smr->rkey,
+				    0, (uintptr_t)self->b.sbuf + 10,
+				    self->b.smr->rkey,
 				    IBV_SEND_SIGNALED | IBV_SEND_INLINE));
 	memset(data, 0, sizeof(data));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	check_region(_metadata, self->sbuf, BUFSZ, 10, 100, 0x45);
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 10, 100, 0x45);
 
 	/* One byte more than the QP takes inline is refused at post time. */
 	EXPECT_NE(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 4, data, max + 1,
@@ -909,34 +867,34 @@ TEST_F(qp, rc_signaled_unsignaled)
 	struct ibv_wc wc;
 	int i;
 
-	create(_metadata, p, NULL);
-	memset(self->sbuf, CANARY, BUFSZ);
+	swr_t_create(_metadata, p, NULL);
+	memset(self->b.sbuf, CANARY, BUFSZ);
 	for (i = 1; i <= 8; i++) {
-		swr_fill(self->cbuf + i * 100, 100, (uint8_t)i);
+		swr_fill(self->b.cbuf + i * 100, 100, (uint8_t)i);
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i,
-					    self->cbuf + i * 100, 100,
-					    self->cmr->lkey,
-					    (uintptr_t)self->sbuf + i * 100,
-					    self->smr->rkey,
+					    self->b.cbuf + i * 100, 100,
+					    self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf + i * 100,
+					    self->b.smr->rkey,
 					    i == 5 || i == 8 ?
 					    IBV_SEND_SIGNALED : 0));
 	}
-	wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 8, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 8, IBV_WC_SUCCESS, NULL);
 	EXPECT_EQ(0, swr_cq_count(p->c.scq, 100));
 	for (i = 1; i <= 8; i++)
-		EXPECT_EQ(-1, swr_check(self->sbuf + i * 100, 100, (uint8_t)i))
+		EXPECT_EQ(-1, swr_check(self->b.sbuf + i * 100, 100, (uint8_t)i))
 			TH_LOG("unsignaled write %d", i);
 
 	swr_pair_destroy_qps(p);
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	for (i = 1; i <= 4; i++)
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i,
-					    self->cbuf, 8, self->cmr->lkey,
-					    (uintptr_t)self->sbuf,
-					    self->smr->rkey, 0));
+					    self->b.cbuf, 8, self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf,
+					    self->b.smr->rkey, 0));
 	for (i = 1; i <= 4; i++) {
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
 	}
 	EXPECT_EQ(0, swr_cq_count(p->c.scq, 50));
@@ -954,7 +912,7 @@ TEST_F(qp, rc_unsignaled_stream)
 	struct ibv_qp_attr qa;
 	uint32_t depth, i, j;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	ASSERT_EQ(0, ibv_query_qp(p->c.qp, &qa, IBV_QP_CAP, &init));
 	depth = qa.cap.max_send_wr;
 	ASSERT_LE(16, depth);
@@ -962,21 +920,21 @@ TEST_F(qp, rc_unsignaled_stream)
 		for (j = 0; j < depth; j++) {
 			uint32_t n = i * depth + j;
 
-			*(uint32_t *)(self->cbuf + 4 * j) = n;
+			*(uint32_t *)(self->b.cbuf + 4 * j) = n;
 			ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE,
-						    n, self->cbuf + 4 * j, 4,
-						    self->cmr->lkey,
-						    (uintptr_t)self->sbuf + 4 * j,
-						    self->smr->rkey,
+						    n, self->b.cbuf + 4 * j, 4,
+						    self->b.cmr->lkey,
+						    (uintptr_t)self->b.sbuf + 4 * j,
+						    self->b.smr->rkey,
 						    j == depth - 1 ?
 						    IBV_SEND_SIGNALED : 0))
 				TH_LOG("round %u WR %u", i, j);
 		}
-		wait_wc(_metadata, p->c.scq, i * depth + depth - 1,
-			IBV_WC_SUCCESS, NULL);
+		swr_t_wait_wc(_metadata, p->c.scq, i * depth + depth - 1,
+			      IBV_WC_SUCCESS, NULL);
 		for (j = 0; j < depth; j++)
 			ASSERT_EQ(i * depth + j,
-				  *(uint32_t *)(self->sbuf + 4 * j));
+				  *(uint32_t *)(self->b.sbuf + 4 * j));
 	}
 }
 
@@ -989,40 +947,40 @@ TEST_F(qp, rc_fence)
 	struct swr_pair *p = &self->p;
 	struct ibv_wc wc;
 
-	create(_metadata, p, NULL);
-	swr_fill(self->sbuf, 65536, 0x51);
-	memset(self->sbuf + 65536, CANARY, 65536);
-	memset(self->cbuf, CANARY, BUFSZ);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 1, self->cbuf,
-				    65536, self->cmr->lkey,
-				    (uintptr_t)self->sbuf, self->smr->rkey,
+	swr_t_create(_metadata, p, NULL);
+	swr_fill(self->b.sbuf, 65536, 0x51);
+	memset(self->b.sbuf + 65536, CANARY, 65536);
+	memset(self->b.cbuf, CANARY, BUFSZ);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 1, self->b.cbuf,
+				    65536, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf, self->b.smr->rkey,
 				    IBV_SEND_SIGNALED));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 2, self->cbuf,
-				    65536, self->cmr->lkey,
-				    (uintptr_t)self->sbuf + 65536,
-				    self->smr->rkey,
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 2, self->b.cbuf,
+				    65536, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf + 65536,
+				    self->b.smr->rkey,
 				    IBV_SEND_SIGNALED | IBV_SEND_FENCE));
-	wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RDMA_READ, wc.opcode);
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RDMA_WRITE, wc.opcode);
-	EXPECT_EQ(-1, swr_check(self->sbuf + 65536, 65536, 0x51));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 65536, 65536, 0x51));
 
 	/* The same after a FETCH_AND_ADD: the fenced SEND carries its result. */
-	*(uint64_t *)(self->sbuf + 200000) = 41;
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 3, self->sbuf + 210000, 8,
-				    self->smr->lkey));
+	*(uint64_t *)(self->b.sbuf + 200000) = 41;
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 3, self->b.sbuf + 210000, 8,
+				    self->b.smr->lkey));
 	post_atomic(_metadata, p->c.qp, IBV_WR_ATOMIC_FETCH_AND_ADD, 4,
-		    self->cbuf + 300, self->cmr->lkey,
-		    (uintptr_t)self->sbuf + 200000, self->smr->rkey, 1, 0);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 5, self->cbuf + 300,
-				    8, self->cmr->lkey, 0, 0,
+		    self->b.cbuf + 300, self->b.cmr->lkey,
+		    (uintptr_t)self->b.sbuf + 200000, self->b.smr->rkey, 1, 0);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 5, self->b.cbuf + 300,
+				    8, self->b.cmr->lkey, 0, 0,
 				    IBV_SEND_SIGNALED | IBV_SEND_FENCE));
-	wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 3, IBV_WC_SUCCESS, NULL);
-	EXPECT_EQ(41, *(uint64_t *)(self->sbuf + 210000));
-	EXPECT_EQ(42, *(uint64_t *)(self->sbuf + 200000));
+	swr_t_wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 3, IBV_WC_SUCCESS, NULL);
+	EXPECT_EQ(41, *(uint64_t *)(self->b.sbuf + 210000));
+	EXPECT_EQ(42, *(uint64_t *)(self->b.sbuf + 200000));
 }
 
 /* ibv_req_notify_cq(cq, 1): only a solicited receive makes an event. */
@@ -1038,31 +996,31 @@ TEST_F(qp, solicited_event)
 	ch = ibv_create_comp_channel(p->ctx);
 	ASSERT_NE(NULL, ch);
 	o.channel = ch;
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	pfd.fd = ch->fd;
 	pfd.events = POLLIN;
 
 	ASSERT_EQ(0, ibv_req_notify_cq(p->s.rcq, 1));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->sbuf, 64,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->sbuf + 64, 64,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, NULL);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->b.sbuf, 64,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->b.sbuf + 64, 64,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, NULL);
 	EXPECT_EQ(0, poll(&pfd, 1, 200)) TH_LOG("event for an unsolicited send");
 
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 4, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0,
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 4, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0,
 				    IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
 	ASSERT_EQ(1, poll(&pfd, 1, SWR_CQ_TIMEOUT_MS))
 		TH_LOG("no event for a solicited send");
 	ASSERT_EQ(0, ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
 	EXPECT_EQ(p->s.rcq, ev_cq);
 	ibv_ack_cq_events(ev_cq, 1);
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 4, IBV_WC_SUCCESS, NULL);
 
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
@@ -1082,35 +1040,35 @@ TEST_F(qp, comp_channel_events)
 	ch = ibv_create_comp_channel(p->ctx);
 	ASSERT_NE(NULL, ch);
 	o.channel = ch;
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	pfd.fd = ch->fd;
 	pfd.events = POLLIN;
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, swr_post_recv1(p->s.qp, i, self->sbuf + 64 * i,
-					    64, self->smr->lkey));
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, i, self->b.sbuf + 64 * i,
+					    64, self->b.smr->lkey));
 
 	ASSERT_EQ(0, ibv_req_notify_cq(p->s.rcq, 0));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 10, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 10, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	ASSERT_EQ(1, poll(&pfd, 1, SWR_CQ_TIMEOUT_MS));
 	ASSERT_EQ(0, ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
 	EXPECT_EQ(p->s.rcq, ev_cq);
 	ibv_ack_cq_events(ev_cq, 1);
-	wait_wc(_metadata, p->s.rcq, 0, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 10, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 0, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 10, IBV_WC_SUCCESS, NULL);
 
 	/* Not re-armed: the next completion makes no event. */
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 11, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 11, IBV_WC_SUCCESS, NULL);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 11, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 11, IBV_WC_SUCCESS, NULL);
 	EXPECT_EQ(0, poll(&pfd, 1, 200));
 
 	/* Re-armed, both CQs: the send and the receive side fire. */
 	ASSERT_EQ(0, ibv_req_notify_cq(p->s.rcq, 0));
 	ASSERT_EQ(0, ibv_req_notify_cq(p->c.scq, 0));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 12, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 12, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(1, poll(&pfd, 1, SWR_CQ_TIMEOUT_MS)) TH_LOG("event %d", i);
 		ASSERT_EQ(0, ibv_get_cq_event(ch, &ev_cq, &ev_ctx));
@@ -1118,8 +1076,8 @@ TEST_F(qp, comp_channel_events)
 		ibv_ack_cq_events(ev_cq, 1);
 	}
 	EXPECT_EQ(0, poll(&pfd, 1, 100));
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->c.scq, 12, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 12, IBV_WC_SUCCESS, NULL);
 
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_destroy_comp_channel(ch));
@@ -1148,17 +1106,17 @@ TEST_F(qp, cq_timestamps)
 
 	p->o.cq_wc_flags = IBV_WC_STANDARD_FLAGS |
 			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	/* ibv_cq_ex_to_cq() is a cast: so is its inverse. */
 	ex = (struct ibv_cq_ex *)p->c.scq;
 	for (i = 0; i < 8; i++) {
-		swr_fill(self->cbuf, 64, (uint8_t)i);
+		swr_fill(self->b.cbuf, 64, (uint8_t)i);
 		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 		before = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i,
-					    self->cbuf, 64, self->cmr->lkey,
-					    (uintptr_t)self->sbuf,
-					    self->smr->rkey,
+					    self->b.cbuf, 64, self->b.cmr->lkey,
+					    (uintptr_t)self->b.sbuf,
+					    self->b.smr->rkey,
 					    IBV_SEND_SIGNALED));
 		while (ibv_start_poll(ex, &pa) == ENOENT)
 			;
@@ -1172,7 +1130,7 @@ TEST_F(qp, cq_timestamps)
 		EXPECT_GE(after, stamp);
 		EXPECT_LE(last, stamp);
 		last = stamp;
-		EXPECT_EQ(-1, swr_check(self->sbuf, 64, (uint8_t)i));
+		EXPECT_EQ(-1, swr_check(self->b.sbuf, 64, (uint8_t)i));
 	}
 }
 
@@ -1185,48 +1143,48 @@ TEST_F(qp, uc_send_and_write)
 	struct ibv_wc wc;
 	int ret;
 
-	create(_metadata, p, &o);
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, 5000, 0x71);
-	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, self->smr->rkey,
+	swr_t_create(_metadata, p, &o);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 5000, 0x71);
+	EXPECT_EQ(IBV_WC_SUCCESS, write_via(_metadata, self, self->b.smr->rkey,
 					    33, 5000, 1));
-	check_region(_metadata, self->sbuf, BUFSZ, 33, 5000, 0x71);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 33, 5000, 0x71);
 
-	memset(self->sbuf, CANARY, BUFSZ);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->sbuf, 8192,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->cbuf, 3333,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->b.sbuf, 8192,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->b.cbuf, 3333,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(3333, wc.byte_len);
-	check_region(_metadata, self->sbuf, BUFSZ, 0, 3333, 0x71);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 0, 3333, 0x71);
 
-	memset(self->sbuf, CANARY, BUFSZ);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 4, self->sbuf, 16,
-				    self->smr->lkey));
-	sge.addr = (uintptr_t)self->cbuf;
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 4, self->b.sbuf, 16,
+				    self->b.smr->lkey));
+	sge.addr = (uintptr_t)self->b.cbuf;
 	sge.length = 2048;
-	sge.lkey = self->cmr->lkey;
+	sge.lkey = self->b.cmr->lkey;
 	wr.wr_id = 5;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.imm_data = htonl(0x55);
-	wr.wr.rdma.remote_addr = (uintptr_t)self->sbuf + 100;
-	wr.wr.rdma.rkey = self->smr->rkey;
+	wr.wr.rdma.remote_addr = (uintptr_t)self->b.sbuf + 100;
+	wr.wr.rdma.rkey = self->b.smr->rkey;
 	ASSERT_EQ(0, ibv_post_send(p->c.qp, &wr, &bad));
-	wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 4, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 4, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(IBV_WC_RECV_RDMA_WITH_IMM, wc.opcode);
 	EXPECT_EQ(htonl(0x55), wc.imm_data);
-	check_region(_metadata, self->sbuf, BUFSZ, 100, 2048, 0x71);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 100, 2048, 0x71);
 
 	/* UC has no READ: refused at post time or completed in error. */
-	ret = swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 6, self->cbuf, 8,
-			     self->cmr->lkey, (uintptr_t)self->sbuf,
-			     self->smr->rkey, IBV_SEND_SIGNALED);
+	ret = swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 6, self->b.cbuf, 8,
+			     self->b.cmr->lkey, (uintptr_t)self->b.sbuf,
+			     self->b.smr->rkey, IBV_SEND_SIGNALED);
 	if (!ret) {
 		ASSERT_EQ(1, swr_wait(p->c.scq, &wc));
 		EXPECT_NE(IBV_WC_SUCCESS, wc.status);
@@ -1283,22 +1241,22 @@ static void ud_traffic(struct __test_metadata *_metadata,
 	struct ibv_wc wc;
 	unsigned int i;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	ah = ud_ah(p);
 	ASSERT_NE(NULL, ah);
 	for (i = 0; i < 4; i++) {
 		uint32_t len = lens[i];
-		const uint8_t *g = self->sbuf;
+		const uint8_t *g = self->b.sbuf;
 
-		memset(self->sbuf, CANARY, BUFSZ);
-		swr_fill(self->cbuf, len, (uint8_t)i);
-		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 100 + i, self->sbuf,
-					    40 + 2048, self->smr->lkey));
-		ASSERT_EQ(0, ud_send(p, ah, i, self->cbuf, len,
-				     self->cmr->lkey, SWR_QKEY, i & 1));
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
+		memset(self->b.sbuf, CANARY, BUFSZ);
+		swr_fill(self->b.cbuf, len, (uint8_t)i);
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 100 + i, self->b.sbuf,
+					    40 + 2048, self->b.smr->lkey));
+		ASSERT_EQ(0, ud_send(p, ah, i, self->b.cbuf, len,
+				     self->b.cmr->lkey, SWR_QKEY, i & 1));
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_SEND, wc.opcode);
-		wait_wc(_metadata, p->s.rcq, 100 + i, IBV_WC_SUCCESS, &wc);
+		swr_t_wait_wc(_metadata, p->s.rcq, 100 + i, IBV_WC_SUCCESS, &wc);
 		EXPECT_EQ(IBV_WC_RECV, wc.opcode);
 		EXPECT_EQ(len + 40, wc.byte_len);
 		EXPECT_EQ(p->c.qp->qp_num, wc.src_qp);
@@ -1306,8 +1264,8 @@ static void ud_traffic(struct __test_metadata *_metadata,
 		EXPECT_EQ(!!(i & 1), !!(wc.wc_flags & IBV_WC_WITH_IMM));
 		if (i & 1)
 			EXPECT_EQ(htonl(0x600d), wc.imm_data);
-		EXPECT_EQ(-1, swr_check(self->sbuf + 40, len, (uint8_t)i));
-		EXPECT_EQ(-1, swr_check_byte(self->sbuf + 40 + len,
+		EXPECT_EQ(-1, swr_check(self->b.sbuf + 40, len, (uint8_t)i));
+		EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 40 + len,
 					     BUFSZ - 40 - len, CANARY));
 		if (!ipv6) {
 			EXPECT_EQ(0x45, g[20]);		/* IPv4, 5 words */
@@ -1344,27 +1302,27 @@ TEST_F(qp, ud_qkey_mismatch)
 	struct ibv_ah *ah;
 	struct ibv_wc wc;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	ah = ud_ah(p);
 	ASSERT_NE(NULL, ah);
-	memset(self->sbuf, CANARY, BUFSZ);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->sbuf, 40 + 256,
-				    self->smr->lkey));
-	swr_fill(self->cbuf, 64, 0x90);
-	ASSERT_EQ(0, ud_send(p, ah, 2, self->cbuf, 64, self->cmr->lkey,
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 1, self->b.sbuf, 40 + 256,
+				    self->b.smr->lkey));
+	swr_fill(self->b.cbuf, 64, 0x90);
+	ASSERT_EQ(0, ud_send(p, ah, 2, self->b.cbuf, 64, self->b.cmr->lkey,
 			     SWR_QKEY + 1, false));
 	/* The sender cannot tell: a datagram completes once sent. */
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_SUCCESS, NULL);
 	EXPECT_EQ(0, swr_cq_count(p->s.rcq, 200));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
 
-	swr_fill(self->cbuf, 64, 0x91);
-	ASSERT_EQ(0, ud_send(p, ah, 3, self->cbuf, 64, self->cmr->lkey,
+	swr_fill(self->b.cbuf, 64, 0x91);
+	ASSERT_EQ(0, ud_send(p, ah, 3, self->b.cbuf, 64, self->b.cmr->lkey,
 			     SWR_QKEY, false));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(64 + 40, wc.byte_len);
-	EXPECT_EQ(-1, swr_check(self->sbuf + 40, 64, 0x91));
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 40, 64, 0x91));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_destroy_ah(ah));
 }

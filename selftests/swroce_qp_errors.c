@@ -18,9 +18,7 @@
 
 FIXTURE(err) {
 	struct swr_pair p;
-	uint8_t *cbuf;
-	uint8_t *sbuf;
-	struct ibv_mr *cmr, *smr;
+	struct swr_bufs b;
 };
 
 FIXTURE_SETUP(err)
@@ -28,56 +26,17 @@ FIXTURE_SETUP(err)
 	int ret = swr_pair_open(&self->p);
 
 	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", swr_test_dev(), strerror(-ret));
-	self->cbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->sbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->cbuf);
-	ASSERT_NE(MAP_FAILED, self->sbuf);
-	self->cmr = ibv_reg_mr(self->p.pd, self->cbuf, BUFSZ, SWR_ALL_ACCESS);
-	self->smr = ibv_reg_mr(self->p.pd, self->sbuf, BUFSZ, SWR_ALL_ACCESS);
-	ASSERT_NE(NULL, self->cmr);
-	ASSERT_NE(NULL, self->smr);
-	memset(self->sbuf, CANARY, BUFSZ);
-	swr_fill(self->cbuf, BUFSZ, 0x3c);
+	ret = swr_bufs_init(&self->b, self->p.pd, BUFSZ, SWR_ALL_ACCESS);
+	ASSERT_EQ(0, ret) TH_LOG("buffers: %s", strerror(-ret));
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, BUFSZ, 0x3c);
 }
 
 FIXTURE_TEARDOWN(err)
 {
 	swr_pair_destroy_qps(&self->p);
-	if (self->cmr)
-		ibv_dereg_mr(self->cmr);
-	if (self->smr)
-		ibv_dereg_mr(self->smr);
-	if (self->cbuf && self->cbuf != MAP_FAILED)
-		munmap(self->cbuf, BUFSZ);
-	if (self->sbuf && self->sbuf != MAP_FAILED)
-		munmap(self->sbuf, BUFSZ);
+	swr_bufs_fini(&self->b);
 	swr_pair_close(&self->p);
-}
-
-static void create(struct __test_metadata *_metadata, struct swr_pair *p,
-		   const struct swr_qp_opts *o)
-{
-	int ret = swr_pair_create(p, o);
-
-	ASSERT_EQ(0, ret) TH_LOG("creating/connecting QPs: %s", strerror(-ret));
-}
-
-static void wait_wc(struct __test_metadata *_metadata, struct ibv_cq *cq,
-		    uint64_t wr_id, enum ibv_wc_status status,
-		    struct ibv_wc *out)
-{
-	struct ibv_wc wc;
-
-	ASSERT_EQ(1, swr_wait(cq, &wc))
-		TH_LOG("no completion for wr_id %llu", (unsigned long long)wr_id);
-	EXPECT_EQ(wr_id, wc.wr_id);
-	ASSERT_EQ(status, wc.status)
-		TH_LOG("wr_id %llu: %s, want %s", (unsigned long long)wc.wr_id,
-		       ibv_wc_status_str(wc.status), ibv_wc_status_str(status));
-	if (out)
-		*out = wc;
 }
 
 static void post_write(struct __test_metadata *_metadata, struct ibv_qp *qp,
@@ -119,18 +78,18 @@ static void expect_fatal(struct __test_metadata *_metadata,
 {
 	struct swr_pair *p = &self->p;
 
-	wait_wc(_metadata, p->c.scq, wr_id, status, NULL);
-	wait_wc(_metadata, p->c.scq, wr_id + 1, IBV_WC_WR_FLUSH_ERR, NULL);
-	wait_wc(_metadata, p->c.scq, wr_id + 2, IBV_WC_WR_FLUSH_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, wr_id, status, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, wr_id + 1, IBV_WC_WR_FLUSH_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, wr_id + 2, IBV_WC_WR_FLUSH_ERR, NULL);
 	EXPECT_EQ(IBV_QPS_ERR, swr_qp_wait_state(p->c.qp, IBV_QPS_ERR, 2000));
 	/* The client's posted receive is flushed too. */
-	wait_wc(_metadata, p->c.rcq, 900, IBV_WC_WR_FLUSH_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.rcq, 900, IBV_WC_WR_FLUSH_ERR, NULL);
 	/* Posting in the error state is allowed and flushes at once. */
-	post_write(_metadata, p->c.qp, wr_id + 3, self->cbuf, 8,
-		   self->cmr->lkey, self->sbuf, self->smr->rkey);
-	wait_wc(_metadata, p->c.scq, wr_id + 3, IBV_WC_WR_FLUSH_ERR, NULL);
+	post_write(_metadata, p->c.qp, wr_id + 3, self->b.cbuf, 8,
+		   self->b.cmr->lkey, self->b.sbuf, self->b.smr->rkey);
+	swr_t_wait_wc(_metadata, p->c.scq, wr_id + 3, IBV_WC_WR_FLUSH_ERR, NULL);
 	EXPECT_EQ(0, swr_cq_count(p->c.scq, 50));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY))
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY))
 		TH_LOG("a refused or flushed WR wrote the server's memory");
 }
 
@@ -144,20 +103,20 @@ static void post_bad_then_good(struct __test_metadata *_metadata,
 	struct ibv_send_wr wr[2], *bad;
 	int i;
 
-	ASSERT_EQ(0, swr_post_recv1(p->c.qp, 900, self->cbuf, 64,
-				    self->cmr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->c.qp, 900, self->b.cbuf, 64,
+				    self->b.cmr->lkey));
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < 2; i++) {
-		sge[i].addr = (uintptr_t)self->cbuf;
+		sge[i].addr = (uintptr_t)self->b.cbuf;
 		sge[i].length = 100;
-		sge[i].lkey = self->cmr->lkey;
+		sge[i].lkey = self->b.cmr->lkey;
 		wr[i].wr_id = bad_wr->wr_id + 1 + i;
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = IBV_WR_RDMA_WRITE;
 		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].wr.rdma.remote_addr = (uintptr_t)self->sbuf + 1000 * i;
-		wr[i].wr.rdma.rkey = self->smr->rkey;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)self->b.sbuf + 1000 * i;
+		wr[i].wr.rdma.rkey = self->b.smr->rkey;
 	}
 	wr[0].next = &wr[1];
 	bad_wr->next = &wr[0];
@@ -169,7 +128,7 @@ static void bad_write(struct __test_metadata *_metadata,
 		      uint32_t lkey, enum ibv_wc_status status)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->cbuf, .length = 64, .lkey = lkey,
+		.addr = (uintptr_t)self->b.cbuf, .length = 64, .lkey = lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
@@ -184,29 +143,29 @@ static void bad_write(struct __test_metadata *_metadata,
 
 TEST_F(err, bad_rkey)
 {
-	create(_metadata, &self->p, NULL);
+	swr_t_create(_metadata, &self->p, NULL);
 	/* Right index, wrong key byte. */
-	bad_write(_metadata, self, (uintptr_t)self->sbuf,
-		  self->smr->rkey ^ 0x80, self->cmr->lkey,
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf,
+		  self->b.smr->rkey ^ 0x80, self->b.cmr->lkey,
 		  IBV_WC_REM_ACCESS_ERR);
 	ASSERT_EQ(0, swr_pair_renew(&self->p));
 	/* No such key at all. */
-	bad_write(_metadata, self, (uintptr_t)self->sbuf, 0xffffff00,
-		  self->cmr->lkey, IBV_WC_REM_ACCESS_ERR);
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf, 0xffffff00,
+		  self->b.cmr->lkey, IBV_WC_REM_ACCESS_ERR);
 }
 
 TEST_F(err, out_of_bounds)
 {
-	create(_metadata, &self->p, NULL);
-	bad_write(_metadata, self, (uintptr_t)self->sbuf + BUFSZ - 63,
-		  self->smr->rkey, self->cmr->lkey, IBV_WC_REM_ACCESS_ERR);
+	swr_t_create(_metadata, &self->p, NULL);
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf + BUFSZ - 63,
+		  self->b.smr->rkey, self->b.cmr->lkey, IBV_WC_REM_ACCESS_ERR);
 	ASSERT_EQ(0, swr_pair_renew(&self->p));
-	bad_write(_metadata, self, (uintptr_t)self->sbuf - 1,
-		  self->smr->rkey, self->cmr->lkey, IBV_WC_REM_ACCESS_ERR);
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf - 1,
+		  self->b.smr->rkey, self->b.cmr->lkey, IBV_WC_REM_ACCESS_ERR);
 	ASSERT_EQ(0, swr_pair_renew(&self->p));
 	/* An address that wraps around the end of the address space. */
-	bad_write(_metadata, self, UINT64_MAX - 10, self->smr->rkey,
-		  self->cmr->lkey, IBV_WC_REM_ACCESS_ERR);
+	bad_write(_metadata, self, UINT64_MAX - 10, self->b.smr->rkey,
+		  self->b.cmr->lkey, IBV_WC_REM_ACCESS_ERR);
 }
 
 /* An MR without the remote right the operation needs. */
@@ -214,37 +173,37 @@ TEST_F(err, mr_access_violation)
 {
 	struct swr_pair *p = &self->p;
 	struct ibv_mr *ro, *wo;
-	uint64_t *word = (uint64_t *)(self->sbuf + 4096);
+	uint64_t *word = (uint64_t *)(self->b.sbuf + 4096);
 
-	create(_metadata, p, NULL);
-	ro = ibv_reg_mr(p->pd, self->sbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE |
+	swr_t_create(_metadata, p, NULL);
+	ro = ibv_reg_mr(p->pd, self->b.sbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_READ);
-	wo = ibv_reg_mr(p->pd, self->sbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE |
+	wo = ibv_reg_mr(p->pd, self->b.sbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE);
 	ASSERT_NE(NULL, ro);
 	ASSERT_NE(NULL, wo);
 
 	/* WRITE through a read-only MR. */
-	bad_write(_metadata, self, (uintptr_t)self->sbuf, ro->rkey,
-		  self->cmr->lkey, IBV_WC_REM_ACCESS_ERR);
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf, ro->rkey,
+		  self->b.cmr->lkey, IBV_WC_REM_ACCESS_ERR);
 	ASSERT_EQ(0, swr_pair_renew(p));
 
 	/* READ through a write-only MR: the local buffer stays as it was. */
-	memset(self->cbuf + 8192, 0x11, 256);
+	memset(self->b.cbuf + 8192, 0x11, 256);
 	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 2,
-				    self->cbuf + 8192, 64, self->cmr->lkey,
-				    (uintptr_t)self->sbuf, wo->rkey,
+				    self->b.cbuf + 8192, 64, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf, wo->rkey,
 				    IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_REM_ACCESS_ERR, NULL);
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf + 8192, 256, 0x11));
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_REM_ACCESS_ERR, NULL);
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf + 8192, 256, 0x11));
 	EXPECT_EQ(IBV_QPS_ERR, swr_qp_wait_state(p->c.qp, IBV_QPS_ERR, 2000));
 	ASSERT_EQ(0, swr_pair_renew(p));
 
 	/* An atomic through an MR without REMOTE_ATOMIC. */
 	*word = 7;
-	post_atomic(_metadata, p->c.qp, 3, self->cbuf, self->cmr->lkey,
+	post_atomic(_metadata, p->c.qp, 3, self->b.cbuf, self->b.cmr->lkey,
 		    (uintptr_t)word, wo->rkey);
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_REM_ACCESS_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_REM_ACCESS_ERR, NULL);
 	EXPECT_EQ(7, *word);
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dereg_mr(ro));
@@ -260,22 +219,22 @@ TEST_F(err, qp_access_violation)
 	struct ibv_wc wc;
 	int i;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	for (i = 0; i < 3; i++) {
 		enum ibv_wr_opcode op = i == 0 ? IBV_WR_RDMA_WRITE :
 					i == 1 ? IBV_WR_RDMA_READ :
 					IBV_WR_ATOMIC_FETCH_AND_ADD;
 
-		memset(self->cbuf, 0x11, 64);
+		memset(self->b.cbuf, 0x11, 64);
 		if (op == IBV_WR_ATOMIC_FETCH_AND_ADD)
-			post_atomic(_metadata, p->c.qp, i, self->cbuf,
-				    self->cmr->lkey, (uintptr_t)self->sbuf,
-				    self->smr->rkey);
+			post_atomic(_metadata, p->c.qp, i, self->b.cbuf,
+				    self->b.cmr->lkey, (uintptr_t)self->b.sbuf,
+				    self->b.smr->rkey);
 		else
-			ASSERT_EQ(0, swr_post_send1(p->c.qp, op, i, self->cbuf,
-						    64, self->cmr->lkey,
-						    (uintptr_t)self->sbuf,
-						    self->smr->rkey,
+			ASSERT_EQ(0, swr_post_send1(p->c.qp, op, i, self->b.cbuf,
+						    64, self->b.cmr->lkey,
+						    (uintptr_t)self->b.sbuf,
+						    self->b.smr->rkey,
 						    IBV_SEND_SIGNALED));
 		ASSERT_EQ(1, swr_wait(p->c.scq, &wc));
 		EXPECT_EQ(i, wc.wr_id);
@@ -286,9 +245,9 @@ TEST_F(err, qp_access_violation)
 		EXPECT_TRUE(wc.status == IBV_WC_REM_ACCESS_ERR ||
 			    wc.status == IBV_WC_REM_INV_REQ_ERR)
 			TH_LOG("op %d: %s", op, ibv_wc_status_str(wc.status));
-		EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
+		EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
 		if (op != IBV_WR_RDMA_WRITE)
-			EXPECT_EQ(-1, swr_check_byte(self->cbuf, 64, 0x11));
+			EXPECT_EQ(-1, swr_check_byte(self->b.cbuf, 64, 0x11));
 		EXPECT_EQ(IBV_QPS_ERR,
 			  swr_qp_wait_state(p->c.qp, IBV_QPS_ERR, 2000));
 		ASSERT_EQ(0, swr_pair_renew(p));
@@ -301,30 +260,30 @@ TEST_F(err, bad_lkey)
 	struct ibv_pd *pd2;
 	struct ibv_mr *other;
 
-	create(_metadata, p, NULL);
-	bad_write(_metadata, self, (uintptr_t)self->sbuf, self->smr->rkey,
-		  self->cmr->lkey + 1, IBV_WC_LOC_PROT_ERR);
+	swr_t_create(_metadata, p, NULL);
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf, self->b.smr->rkey,
+		  self->b.cmr->lkey + 1, IBV_WC_LOC_PROT_ERR);
 	ASSERT_EQ(0, swr_pair_renew(p));
 
 	/* The key of an MR in another PD. */
 	pd2 = ibv_alloc_pd(p->ctx);
 	ASSERT_NE(NULL, pd2);
-	other = ibv_reg_mr(pd2, self->cbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
+	other = ibv_reg_mr(pd2, self->b.cbuf, BUFSZ, IBV_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, other);
-	bad_write(_metadata, self, (uintptr_t)self->sbuf, self->smr->rkey,
+	bad_write(_metadata, self, (uintptr_t)self->b.sbuf, self->b.smr->rkey,
 		  other->lkey, IBV_WC_LOC_PROT_ERR);
 	ASSERT_EQ(0, swr_pair_renew(p));
 
 	/* A READ whose sink is not locally writable. */
 	EXPECT_EQ(0, ibv_dereg_mr(other));
-	other = ibv_reg_mr(p->pd, self->cbuf, BUFSZ, 0);
+	other = ibv_reg_mr(p->pd, self->b.cbuf, BUFSZ, 0);
 	ASSERT_NE(NULL, other);
-	memset(self->cbuf, 0x11, 64);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 5, self->cbuf,
-				    64, other->lkey, (uintptr_t)self->sbuf,
-				    self->smr->rkey, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 5, IBV_WC_LOC_PROT_ERR, NULL);
-	EXPECT_EQ(-1, swr_check_byte(self->cbuf, 64, 0x11));
+	memset(self->b.cbuf, 0x11, 64);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_READ, 5, self->b.cbuf,
+				    64, other->lkey, (uintptr_t)self->b.sbuf,
+				    self->b.smr->rkey, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 5, IBV_WC_LOC_PROT_ERR, NULL);
+	EXPECT_EQ(-1, swr_check_byte(self->b.cbuf, 64, 0x11));
 	EXPECT_EQ(0, ibv_dereg_mr(other));
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_dealloc_pd(pd2));
@@ -335,16 +294,16 @@ TEST_F(err, recv_too_small)
 {
 	struct swr_pair *p = &self->p;
 
-	create(_metadata, p, NULL);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 50, self->sbuf, 16,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 51, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->s.rcq, 50, IBV_WC_LOC_LEN_ERR, NULL);
-	wait_wc(_metadata, p->c.scq, 51, IBV_WC_REM_INV_REQ_ERR, NULL);
+	swr_t_create(_metadata, p, NULL);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 50, self->b.sbuf, 16,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 51, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->s.rcq, 50, IBV_WC_LOC_LEN_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 51, IBV_WC_REM_INV_REQ_ERR, NULL);
 	EXPECT_EQ(IBV_QPS_ERR, swr_qp_wait_state(p->c.qp, IBV_QPS_ERR, 2000));
 	/* Nothing beyond the receive buffer was written. */
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 16, BUFSZ - 16, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 16, BUFSZ - 16, CANARY));
 }
 
 /* A receive whose buffer the lkey does not cover. */
@@ -352,14 +311,14 @@ TEST_F(err, recv_bad_lkey)
 {
 	struct swr_pair *p = &self->p;
 
-	create(_metadata, p, NULL);
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 60, self->sbuf, 256,
-				    self->smr->lkey ^ 0x40));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 61, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->s.rcq, 60, IBV_WC_LOC_PROT_ERR, NULL);
-	wait_wc(_metadata, p->c.scq, 61, IBV_WC_REM_OP_ERR, NULL);
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
+	swr_t_create(_metadata, p, NULL);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 60, self->b.sbuf, 256,
+				    self->b.smr->lkey ^ 0x40));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 61, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->s.rcq, 60, IBV_WC_LOC_PROT_ERR, NULL);
+	swr_t_wait_wc(_metadata, p->c.scq, 61, IBV_WC_REM_OP_ERR, NULL);
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
 }
 
 TEST_F(err, rnr_retry_exceeded)
@@ -367,19 +326,19 @@ TEST_F(err, rnr_retry_exceeded)
 	struct swr_qp_opts o = { .rnr_retry = 0 };
 	struct swr_pair *p = &self->p;
 
-	create(_metadata, p, &o);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 1, IBV_WC_RNR_RETRY_EXC_ERR, NULL);
+	swr_t_create(_metadata, p, &o);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_RNR_RETRY_EXC_ERR, NULL);
 	EXPECT_EQ(IBV_QPS_ERR, swr_qp_wait_state(p->c.qp, IBV_QPS_ERR, 2000));
 
 	/* A few retries, still no receive. */
 	o.rnr_retry = 3;
 	swr_pair_destroy_qps(p);
-	create(_metadata, p, &o);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 2, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 2, IBV_WC_RNR_RETRY_EXC_ERR, NULL);
+	swr_t_create(_metadata, p, &o);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 2, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 2, IBV_WC_RNR_RETRY_EXC_ERR, NULL);
 }
 
 /* rnr_retry 7 retries for ever: a receive posted late still gets the data. */
@@ -389,19 +348,19 @@ TEST_F(err, rnr_retry_infinite)
 	struct swr_pair *p = &self->p;
 	struct ibv_wc wc;
 
-	create(_metadata, p, &o);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->cbuf + 7,
-				    3000, self->cmr->lkey, 0, 0,
+	swr_t_create(_metadata, p, &o);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->b.cbuf + 7,
+				    3000, self->b.cmr->lkey, 0, 0,
 				    IBV_SEND_SIGNALED));
 	usleep(50000);
 	EXPECT_EQ(0, swr_cq_count(p->c.scq, 10));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->sbuf, 4096,
-				    self->smr->lkey));
-	wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->b.sbuf, 4096,
+				    self->b.smr->lkey));
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(3000, wc.byte_len);
-	EXPECT_EQ(0, memcmp(self->sbuf, self->cbuf + 7, 3000));
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf + 3000, BUFSZ - 3000, CANARY));
+	EXPECT_EQ(0, memcmp(self->b.sbuf, self->b.cbuf + 7, 3000));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 3000, BUFSZ - 3000, CANARY));
 }
 
 /* An atomic on an address that is not 8-byte aligned: invalid request. */
@@ -409,8 +368,8 @@ TEST_F(err, atomic_misaligned)
 {
 	struct swr_pair *p = &self->p;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)self->cbuf, .length = 8,
-		.lkey = self->cmr->lkey,
+		.addr = (uintptr_t)self->b.cbuf, .length = 8,
+		.lkey = self->b.cmr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
@@ -421,9 +380,9 @@ TEST_F(err, atomic_misaligned)
 	struct ibv_send_wr *bad;
 	int ret;
 
-	create(_metadata, p, NULL);
-	wr.wr.atomic.remote_addr = (uintptr_t)self->sbuf + 1;
-	wr.wr.atomic.rkey = self->smr->rkey;
+	swr_t_create(_metadata, p, NULL);
+	wr.wr.atomic.remote_addr = (uintptr_t)self->b.sbuf + 1;
+	wr.wr.atomic.rkey = self->b.smr->rkey;
 	wr.wr.atomic.compare_add = 1;
 	/*
 	 * The provider may refuse it at post time (the kernel's own check
@@ -436,10 +395,10 @@ TEST_F(err, atomic_misaligned)
 		EXPECT_EQ(0, swr_cq_count(p->c.scq, 50));
 		EXPECT_EQ(IBV_QPS_RTS, swr_qp_state(p->c.qp));
 	} else {
-		wait_wc(_metadata, p->c.scq, 1, IBV_WC_REM_INV_REQ_ERR, NULL);
+		swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_REM_INV_REQ_ERR, NULL);
 	}
-	EXPECT_EQ(-1, swr_check_byte(self->sbuf, BUFSZ, CANARY));
-	EXPECT_EQ(-1, swr_check(self->cbuf, 8, 0x3c));
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY));
+	EXPECT_EQ(-1, swr_check(self->b.cbuf, 8, 0x3c));
 }
 
 /* After a fatal error the rest of the queue flushes, then the QP recovers. */
@@ -449,13 +408,13 @@ TEST_F(err, modify_to_err_flushes_and_reset_recovers)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	int i;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 10 + i, self->sbuf, 64,
-					    self->smr->lkey));
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 10 + i, self->b.sbuf, 64,
+					    self->b.smr->lkey));
 	ASSERT_EQ(0, ibv_modify_qp(p->s.qp, &a, IBV_QP_STATE));
 	for (i = 0; i < 4; i++)
-		wait_wc(_metadata, p->s.rcq, 10 + i, IBV_WC_WR_FLUSH_ERR, NULL);
+		swr_t_wait_wc(_metadata, p->s.rcq, 10 + i, IBV_WC_WR_FLUSH_ERR, NULL);
 	EXPECT_EQ(0, swr_cq_count(p->s.rcq, 50));
 	EXPECT_EQ(IBV_QPS_ERR, swr_qp_state(p->s.qp));
 
@@ -465,13 +424,13 @@ TEST_F(err, modify_to_err_flushes_and_reset_recovers)
 	ASSERT_EQ(0, ibv_modify_qp(p->c.qp, &a, IBV_QP_STATE));
 	EXPECT_EQ(0, swr_cq_count(p->s.rcq, 20));
 	ASSERT_EQ(0, swr_pair_connect(p));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 20, self->sbuf, 64,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 21, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 21, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 20, IBV_WC_SUCCESS, NULL);
-	EXPECT_EQ(0, memcmp(self->sbuf, self->cbuf, 64));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 20, self->b.sbuf, 64,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 21, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 21, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 20, IBV_WC_SUCCESS, NULL);
+	EXPECT_EQ(0, memcmp(self->b.sbuf, self->b.cbuf, 64));
 }
 
 /*
@@ -502,8 +461,8 @@ TEST_F(err, state_machine)
 	EXPECT_EQ(IBV_QPS_RESET, swr_qp_state(qp));
 
 	/* RESET: no sends. */
-	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 1, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 1, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	/* RESET -> RTR and RESET -> RTS skip INIT. */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -524,9 +483,9 @@ TEST_F(err, state_machine)
 				   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
 	EXPECT_EQ(IBV_QPS_INIT, swr_qp_state(qp));
 	/* INIT: receives yes, sends no. */
-	EXPECT_EQ(0, swr_post_recv1(qp, 2, self->cbuf, 64, self->cmr->lkey));
-	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 3, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	EXPECT_EQ(0, swr_post_recv1(qp, 2, self->b.cbuf, 64, self->b.cmr->lkey));
+	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 3, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	/* INIT -> RTS skips RTR; INIT -> RTR without the path. */
 	a.qp_state = IBV_QPS_RTS;
 	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE));
@@ -552,8 +511,8 @@ TEST_F(err, state_machine)
 				   IBV_QP_MIN_RNR_TIMER));
 	EXPECT_EQ(IBV_QPS_RTR, swr_qp_state(qp));
 	/* RTR: still no sends. */
-	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 4, self->cbuf, 8,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	EXPECT_NE(0, swr_post_send1(qp, IBV_WR_SEND, 4, self->b.cbuf, 8,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE));
@@ -577,7 +536,7 @@ TEST_F(err, recv_posted_in_init)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
 	struct ibv_wc wc;
 
-	create(_metadata, p, NULL);
+	swr_t_create(_metadata, p, NULL);
 	ASSERT_EQ(0, ibv_modify_qp(p->s.qp, &a, IBV_QP_STATE));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -585,8 +544,8 @@ TEST_F(err, recv_posted_in_init)
 	ASSERT_EQ(0, ibv_modify_qp(p->s.qp, &a, IBV_QP_STATE |
 				   IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				   IBV_QP_ACCESS_FLAGS));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 30, self->sbuf, 256,
-				    self->smr->lkey));
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 30, self->b.sbuf, 256,
+				    self->b.smr->lkey));
 	a.qp_state = IBV_QPS_RESET;
 	ASSERT_EQ(0, ibv_modify_qp(p->c.qp, &a, IBV_QP_STATE));
 	ASSERT_EQ(0, swr_qp_connect(p, p->c.qp, p->s.qp->qp_num));
@@ -607,12 +566,12 @@ TEST_F(err, recv_posted_in_init)
 				   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				   IBV_QP_MIN_RNR_TIMER));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 31, self->cbuf, 200,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 31, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 30, IBV_WC_SUCCESS, &wc);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 31, self->b.cbuf, 200,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 31, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 30, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(200, wc.byte_len);
-	EXPECT_EQ(0, memcmp(self->sbuf, self->cbuf, 200));
+	EXPECT_EQ(0, memcmp(self->b.sbuf, self->b.cbuf, 200));
 }
 
 /* More completions than the CQ holds: IBV_EVENT_CQ_ERR. */
@@ -623,13 +582,13 @@ TEST_F(err, cq_overrun_event)
 	struct ibv_async_event ev;
 	int i, posted = 0, limit;
 
-	create(_metadata, p, &o);
+	swr_t_create(_metadata, p, &o);
 	limit = p->c.scq->cqe + 8;
 	ASSERT_GE(120, limit) TH_LOG("cqe 1 gave a CQ of %d", p->c.scq->cqe);
 	for (i = 0; i < limit; i++)
-		if (!swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i, self->cbuf,
-				    8, self->cmr->lkey,
-				    (uintptr_t)self->sbuf, self->smr->rkey,
+		if (!swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i, self->b.cbuf,
+				    8, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf, self->b.smr->rkey,
 				    IBV_SEND_SIGNALED))
 			posted++;
 	EXPECT_EQ(limit, posted);
@@ -656,10 +615,10 @@ TEST_F(err, srq_limit_event)
 	srq = ibv_create_srq(p->pd, &sa);
 	ASSERT_NE(NULL, srq);
 	o.srq = srq;
-	create(_metadata, p, &o);
-	sge.addr = (uintptr_t)self->sbuf;
+	swr_t_create(_metadata, p, &o);
+	sge.addr = (uintptr_t)self->b.sbuf;
 	sge.length = 256;
-	sge.lkey = self->smr->lkey;
+	sge.lkey = self->b.smr->lkey;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	for (i = 0; i < 8; i++) {
@@ -671,17 +630,17 @@ TEST_F(err, srq_limit_event)
 	/* 8 -> 4 left: not below the limit yet. */
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, i,
-					    self->cbuf, 32, self->cmr->lkey,
+					    self->b.cbuf, 32, self->b.cmr->lkey,
 					    0, 0, IBV_SEND_SIGNALED));
-		wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, NULL);
-		wait_wc(_metadata, p->s.rcq, 100 + i, IBV_WC_SUCCESS, NULL);
+		swr_t_wait_wc(_metadata, p->c.scq, i, IBV_WC_SUCCESS, NULL);
+		swr_t_wait_wc(_metadata, p->s.rcq, 100 + i, IBV_WC_SUCCESS, NULL);
 	}
 	EXPECT_EQ(0, swr_wait_async(p->ctx, IBV_EVENT_SRQ_LIMIT_REACHED,
 				    &ev, 200));
 	/* 3 left: the event, for this SRQ, and the limit is disarmed. */
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 4, self->cbuf, 32,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->s.rcq, 104, IBV_WC_SUCCESS, NULL);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 4, self->b.cbuf, 32,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->s.rcq, 104, IBV_WC_SUCCESS, NULL);
 	ASSERT_EQ(1, swr_wait_async(p->ctx, IBV_EVENT_SRQ_LIMIT_REACHED, &ev,
 				    SWR_CQ_TIMEOUT_MS));
 	EXPECT_EQ(srq, ev.element.srq);
@@ -698,9 +657,9 @@ TEST_F(err, destroy_while_rnr_waiting)
 	struct swr_pair *p = &self->p;
 	uint64_t t0;
 
-	create(_metadata, p, &o);
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_create(_metadata, p, &o);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 1, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	usleep(20000);
 	t0 = swr_now_ms();
 	EXPECT_EQ(0, ibv_destroy_qp(p->c.qp));
@@ -708,12 +667,12 @@ TEST_F(err, destroy_while_rnr_waiting)
 	EXPECT_GT(2000, swr_now_ms() - t0);
 	/* The server still works with a new peer. */
 	ASSERT_EQ(0, swr_pair_renew(p));
-	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->sbuf, 64,
-				    self->smr->lkey));
-	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->cbuf, 64,
-				    self->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
-	wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
-	wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 2, self->b.sbuf, 64,
+				    self->b.smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, 3, self->b.cbuf, 64,
+				    self->b.cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 3, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 2, IBV_WC_SUCCESS, NULL);
 }
 
 TEST_HARNESS_MAIN
