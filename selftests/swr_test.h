@@ -133,4 +133,20 @@ static inline struct ibv_context *swr_open_test_dev(void)
 	return swr_open_dev(swr_test_dev());
 }
 
+/* VmallocUsed from /proc/meminfo in kB, or -1. */
+static inline long swr_vmalloc_used_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 #endif /* SWR_TEST_H */

@@ -104,21 +104,6 @@ TEST(rmmod_with_open_context)
 	ASSERT_EQ(0, system(cmd));
 }
 
-static long vmalloc_used_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* The child: a lot of ring memory and pinned pages, then wait to die. */
 static void hog(int ready_fd)
 {
@@ -169,7 +154,7 @@ TEST(killed_process_leaves_nothing)
 
 	/* Let lazily freed vmap areas settle first. */
 	usleep(200000);
-	before = vmalloc_used_kb();
+	before = swr_vmalloc_used_kb();
 	ASSERT_LT(0, before);
 	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
@@ -180,7 +165,7 @@ TEST(killed_process_leaves_nothing)
 	}
 	close(pfd[1]);
 	ASSERT_EQ(1, read(pfd[0], &c, 1)) TH_LOG("child failed to set up");
-	during = vmalloc_used_kb();
+	during = swr_vmalloc_used_kb();
 	/* 64 CQ rings of 4096 x 40 bytes: at least 10 MiB of vmalloc. */
 	EXPECT_LE(before + 10 * 1024, during);
 
@@ -190,7 +175,7 @@ TEST(killed_process_leaves_nothing)
 	/* Teardown runs as the files close; give it a moment to finish. */
 	for (i = 0; i < 50; i++) {
 		usleep(100000);
-		after = vmalloc_used_kb();
+		after = swr_vmalloc_used_kb();
 		if (after <= before + 1024)
 			break;
 	}

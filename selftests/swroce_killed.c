@@ -21,21 +21,6 @@
 #define KILL_DEV	"swrkill0"
 #define BIG		(16 * 1024 * 1024)
 
-static long vmalloc_used_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Objects of type @res ("qp", "cq", "mr", "pd") that rdma lists for @pid. */
 static int res_of_pid(const char *res, pid_t pid)
 {
@@ -280,10 +265,10 @@ TEST_F_TIMEOUT(dummy, killed_leaves_nothing, 180)
 
 	/* Let lazily freed vmap areas of earlier steps settle. */
 	usleep(200000);
-	before = vmalloc_used_kb();
+	before = swr_vmalloc_used_kb();
 	ASSERT_LT(0, before);
 	pid = start_hog(_metadata, swr_test_dev());
-	during = vmalloc_used_kb();
+	during = swr_vmalloc_used_kb();
 	/* The check below can see the child's objects. */
 	EXPECT_LE(6, res_of_pid("qp", pid));
 	EXPECT_LE(1, res_of_pid("mr", pid));
@@ -298,7 +283,7 @@ TEST_F_TIMEOUT(dummy, killed_leaves_nothing, 180)
 		EXPECT_EQ(0, left);
 	}
 	for (i = 0; i < 50; i++) {
-		after = vmalloc_used_kb();
+		after = swr_vmalloc_used_kb();
 		if (after <= before + 1024)
 			break;
 		usleep(100000);
@@ -309,40 +294,41 @@ TEST_F_TIMEOUT(dummy, killed_leaves_nothing, 180)
 	device_works(_metadata);
 }
 
-/* The device is removed right after the kill: the removal does not wait. */
-TEST_F_TIMEOUT(dummy, link_del_after_kill, 180)
+/* rdma link del of KILL_DEV returns within 30 s and the device is gone. */
+static void link_del_promptly(struct __test_metadata *_metadata)
 {
 	char path[128];
 	int status;
+
+	status = system("timeout 30 rdma link del " KILL_DEV);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rdma link del failed or hung");
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", KILL_DEV);
+	EXPECT_NE(0, access(path, F_OK));
+}
+
+/* The device is removed right after the kill: the removal does not wait. */
+TEST_F_TIMEOUT(dummy, link_del_after_kill, 180)
+{
 	pid_t pid;
 
 	ASSERT_EQ(0, system("rdma link add " KILL_DEV
 			    " type swroce netdev veth1"));
 	pid = start_hog(_metadata, KILL_DEV);
 	kill_hog(_metadata, pid);
-	status = system("timeout 30 rdma link del " KILL_DEV);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rdma link del failed or hung");
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", KILL_DEV);
-	EXPECT_NE(0, access(path, F_OK));
+	link_del_promptly(_metadata);
 	device_works(_metadata);
 }
 
 /* ... and with the process still alive, all its work outstanding. */
 TEST_F_TIMEOUT(dummy, link_del_under_live_process, 180)
 {
-	char path[128];
-	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, system("rdma link add " KILL_DEV
 			    " type swroce netdev veth1"));
 	pid = start_hog(_metadata, KILL_DEV);
-	status = system("timeout 30 rdma link del " KILL_DEV);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("rdma link del failed or hung");
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", KILL_DEV);
-	EXPECT_NE(0, access(path, F_OK));
+	link_del_promptly(_metadata);
 	/* The process is still there; it survived its device going away. */
 	EXPECT_EQ(0, kill(pid, 0));
 	kill_hog(_metadata, pid);
