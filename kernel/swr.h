@@ -96,8 +96,33 @@ enum swr_counter {
 	SWR_CNT_TX_PKTS,	/* RoCEv2 packets sent (swr_net.c) */
 	SWR_CNT_TX_DROPPED,	/* packets not sent: no route, no socket */
 	SWR_CNT_RX_PKTS,	/* RoCEv2 packets received and valid */
-	/* bad ICRC/length/pad/opcode/QPN/P_Key/version, or no QP for it */
+	/* Every received packet dropped; the sum of the rx_drop_* below. */
 	SWR_CNT_RX_DROPPED,
+	SWR_CNT_TX_BYTES,	/* UDP datagram bytes sent (header included) */
+	SWR_CNT_RX_BYTES,	/* UDP datagram bytes of the valid packets */
+	/* RC reliability (swr_wire.c): */
+	SWR_CNT_RETRANSMITS,	/* request packets sent again */
+	SWR_CNT_TIMEOUTS,	/* retransmit timer expiries (ACK timeouts) */
+	SWR_CNT_RNR_NAK_RCVD,	/* RNR NAKs received by a requester */
+	SWR_CNT_NAK_SEQ_SENT,	/* PSN sequence error NAKs sent */
+	SWR_CNT_NAK_SEQ_RCVD,	/* PSN sequence error NAKs received */
+	SWR_CNT_NAK_INV_SENT,	/* invalid request NAKs sent */
+	SWR_CNT_NAK_INV_RCVD,	/* invalid request NAKs received */
+	SWR_CNT_NAK_ACC_SENT,	/* remote access error NAKs sent */
+	SWR_CNT_NAK_ACC_RCVD,	/* remote access error NAKs received */
+	SWR_CNT_NAK_OP_SENT,	/* remote operational error NAKs sent */
+	SWR_CNT_NAK_OP_RCVD,	/* remote operational error NAKs received */
+	SWR_CNT_DUP_REQ,	/* duplicate requests received (replayed) */
+	SWR_CNT_OUT_OF_SEQ,	/* requests past the expected PSN */
+	SWR_CNT_DUP_RESP,	/* responses for nothing outstanding, ignored */
+	/* Received packets dropped, by reason (each also in rx_dropped): */
+	SWR_CNT_RX_DROP_ICRC,	/* ICRC mismatch */
+	SWR_CNT_RX_DROP_MALFORMED, /* IP/UDP/BTH length, pad, version, opcode */
+	SWR_CNT_RX_DROP_PKEY,	/* P_Key not in the table */
+	SWR_CNT_RX_DROP_QP,	/* no such QP, wrong type or state for it */
+	SWR_CNT_RX_DROP_QKEY,	/* UD: Q_Key mismatch */
+	SWR_CNT_RX_DROP_NO_RECV, /* UD: no receive WQE posted */
+	SWR_CNT_RX_DROP_NOMEM,	/* no memory to take the packet in */
 	SWR_NUM_COUNTERS
 };
 
@@ -258,6 +283,19 @@ static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
 static inline void swr_count(struct swr_dev *sdev, enum swr_counter c)
 {
 	atomic64_inc(&sdev->counters[c]);
+}
+
+static inline void swr_count_add(struct swr_dev *sdev, enum swr_counter c,
+				 u64 n)
+{
+	atomic64_add(n, &sdev->counters[c]);
+}
+
+/* A received packet dropped for @reason, one of SWR_CNT_RX_DROP_*. */
+static inline void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason)
+{
+	atomic64_inc(&sdev->counters[SWR_CNT_RX_DROPPED]);
+	atomic64_inc(&sdev->counters[reason]);
 }
 
 /* swr_stats.c */

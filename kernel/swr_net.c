@@ -337,8 +337,14 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		err = ip6_local_out(net, sk, skb);
 	rcu_read_unlock();
 	err = net_xmit_eval(err);
-	swr_count(sdev, err ? SWR_CNT_TX_DROPPED : SWR_CNT_TX_PKTS);
-	return err;
+	if (err) {
+		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		return err;
+	}
+	swr_count(sdev, SWR_CNT_TX_PKTS);
+	swr_count_add(sdev, SWR_CNT_TX_BYTES,
+		      sizeof(struct udphdr) + roce_len + SWR_ICRC_BYTES);
+	return 0;
 
 drop:
 	rcu_read_unlock();
@@ -470,12 +476,13 @@ static void swr_rx_ud(struct swr_rx *rx)
 	unsigned long flags;
 	struct swr_qp *qp;
 	u32 qkey, nr = 0, total = rx->paylen + SWR_GRH_BYTES;
+	enum swr_counter reason = SWR_CNT_RX_DROP_QP;
 	int net, err;
 	bool ok;
 
 	qp = swr_qp_get(sdev, rx->qpn);
 	if (!qp) {
-		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
 		return;
 	}
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
@@ -490,6 +497,8 @@ static void swr_rx_ud(struct swr_rx *rx)
 	if (!ok || ntohl(deth->qkey) != qkey) {
 		ibdev_dbg(&sdev->ibdev, "ud rx: qp %u drops (qkey %#x)\n",
 			  rx->qpn, ntohl(deth->qkey));
+		if (ok)
+			reason = SWR_CNT_RX_DROP_QKEY;
 		goto drop_unlock;
 	}
 	rwqe = &qp->resp.rwqe;
@@ -498,6 +507,7 @@ static void swr_rx_ud(struct swr_rx *rx)
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(qp, true);
+		reason = SWR_CNT_RX_DROP_NO_RECV;
 		goto drop_unlock;
 	}
 	qp->resp.psn = (rx->psn + 1) & SWR_QPN_MASK;
@@ -560,7 +570,7 @@ complete:
 drop_unlock:
 	spin_unlock_bh(&qp->resp_lock);
 drop:
-	swr_count(sdev, SWR_CNT_RX_DROPPED);
+	swr_rx_drop(sdev, reason);
 	swr_qp_put(qp);
 }
 
@@ -632,6 +642,21 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 	return 0;
 }
 
+/* The drop counter for swr_rx_parse()'s error @err. */
+static enum swr_counter swr_rx_drop_reason(int err)
+{
+	switch (err) {
+	case -EBADMSG:
+		return SWR_CNT_RX_DROP_ICRC;
+	case -EACCES:
+		return SWR_CNT_RX_DROP_PKEY;
+	case -ENOENT:
+		return SWR_CNT_RX_DROP_QP;
+	default:
+		return SWR_CNT_RX_DROP_MALFORMED;
+	}
+}
+
 /* encap_rcv: @skb->data is the UDP header. 0: consumed. */
 static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -644,14 +669,18 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	rx.sdev = swr_rx_dev(wire, skb->dev);
 	if (!rx.sdev)
 		goto free;
-	if (skb_linearize(skb))
-		goto drop;
+	if (skb_linearize(skb)) {
+		swr_rx_drop(rx.sdev, SWR_CNT_RX_DROP_NOMEM);
+		goto free;
+	}
 	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
 	if (err) {
 		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
-		goto drop;
+		swr_rx_drop(rx.sdev, swr_rx_drop_reason(err));
+		goto free;
 	}
 	swr_count(rx.sdev, SWR_CNT_RX_PKTS);
+	swr_count_add(rx.sdev, SWR_CNT_RX_BYTES, ntohs(udp_hdr(skb)->len));
 	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
 	case SWR_OP_UD:
 		swr_rx_ud(&rx);
@@ -665,8 +694,6 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	consume_skb(skb);
 	return 0;
 
-drop:
-	swr_count(rx.sdev, SWR_CNT_RX_DROPPED);
 free:
 	kfree_skb(skb);
 	return 0;

@@ -1185,7 +1185,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 
 	qp = swr_qp_get(sdev, rx->qpn);
 	if (!qp) {
-		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
 		return false;
 	}
 	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
@@ -1193,7 +1193,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 	    swr_wire_path(qp, &p) ||
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
 	     p.state != IB_QPS_SQD)) {
-		swr_count(sdev, SWR_CNT_RX_DROPPED);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
 		goto out;
 	}
 
