@@ -48,6 +48,10 @@ echo "## kernel $kver, swroce.ko sha256 $(sha256sum "$ko" | cut -c1-12)"
 # Both veth ends with IPv4 and IPv6 addresses: pyverbs and the GID tests
 # pick a GID whose netdev has an IP address.
 tools/vm/netsetup.sh >/dev/null || { echo "Bail out! netsetup failed"; exit 1; }
+# rdma_rxe opens UDP 4791 in init_net when it loads, and fails to load if
+# swroce0 (on the wire after its first QP reached RTR) holds the port: load
+# it first, whichever steps are selected, as the full run always did.
+modprobe rdma_rxe || { echo "Bail out! modprobe rdma_rxe"; exit 1; }
 
 step abi-layout providers/swroce/abi_layout_check.sh
 
