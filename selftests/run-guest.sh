@@ -116,6 +116,8 @@ step disassoc build/selftests/swroce_disassoc
 step wire selftests/swroce_wire.sh
 # Hostile packets at a device with live QPs (swroce_fuzz.c).
 step fuzz selftests/swroce_fuzz.sh
+# UD multicast across two namespaces (swroce_mcast.c).
+step mcast selftests/swroce_mcast.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
