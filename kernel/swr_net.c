@@ -621,24 +621,26 @@ static struct swr_mcg *swr_mcg_find(struct swr_dev *sdev,
 	return NULL;
 }
 
-/* Make the device's netdev join or leave the IP group @mgid. */
+/*
+ * Make the device's netdev join or leave the IP group @mgid. Under
+ * rtnl_lock: IPv4 always needs it, IPv6 did before 6.12 (ASSERT_RTNL).
+ */
 static int swr_mcg_member(struct swr_dev *sdev, const union ib_gid *mgid,
 			  bool join)
 {
+	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
 	struct net_device *ndev = sdev->ndev;
 	struct in_device *in_dev;
 	__be32 addr;
 	int err = 0;
 
+	rtnl_lock();
 	if (!swr_gid_v4(mgid)) {
-		if (join)
-			return ipv6_dev_mc_inc(ndev,
-					       (const struct in6_addr *)mgid->raw);
-		return ipv6_dev_mc_dec(ndev,
-				       (const struct in6_addr *)mgid->raw);
+		err = join ? ipv6_dev_mc_inc(ndev, a6) :
+			     ipv6_dev_mc_dec(ndev, a6);
+		goto out;
 	}
 	memcpy(&addr, mgid->raw + 12, sizeof(addr));
-	rtnl_lock();
 	in_dev = __in_dev_get_rtnl(ndev);
 	if (!in_dev)
 		err = -ENODEV;
@@ -646,6 +648,7 @@ static int swr_mcg_member(struct swr_dev *sdev, const union ib_gid *mgid,
 		ip_mc_inc_group(in_dev, addr);
 	else
 		ip_mc_dec_group(in_dev, addr);
+out:
 	rtnl_unlock();
 	return err;
 }
