@@ -10,6 +10,13 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+/* get_unaligned_be64() and friends (asm/unaligned.h before 6.12). */
+#ifdef SWR_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #include "swr.h"
 
 /*

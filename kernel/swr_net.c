@@ -4,6 +4,8 @@
  * the IP stack, and the receive path (see swr_net.h).
  */
 #include <linux/hash.h>
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/mutex.h>
@@ -11,6 +13,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/if_inet6.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -154,10 +157,13 @@ static struct swr_wire *swr_net_unlink(struct swr_dev *sdev)
 	return wire;
 }
 
+static void swr_mcast_dev_fini(struct swr_dev *sdev);
+
 void swr_net_detach(struct swr_dev *sdev)
 {
 	struct swr_wire *wire;
 
+	swr_mcast_dev_fini(sdev);
 	mutex_lock(&swr_net_mutex);
 	sdev->wire_dead = true;
 	wire = swr_net_unlink(sdev);
@@ -329,7 +335,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
 		iph = ip6;
 	}
-	swr_put_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
+	put_unaligned_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
 
 	if (v4)
 		err = ip_local_out(net, sk, skb);
@@ -465,7 +471,8 @@ static int swr_rx_grh(const struct swr_rx *rx, u8 *grh)
 	return RDMA_NETWORK_IPV6;
 }
 
-static void swr_rx_ud(struct swr_rx *rx)
+/* Deliver the UD datagram @rx to QP @qpn (its own, or a multicast copy). */
+static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 {
 	struct swr_dev *sdev = rx->sdev;
 	const struct swr_deth *deth = (const void *)(rx->hdr + sizeof(*rx->bth));
@@ -480,7 +487,7 @@ static void swr_rx_ud(struct swr_rx *rx)
 	int net, err;
 	bool ok;
 
-	qp = swr_qp_get(sdev, rx->qpn);
+	qp = swr_qp_get(sdev, qpn);
 	if (!qp) {
 		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
 		return;
@@ -496,7 +503,7 @@ static void swr_rx_ud(struct swr_rx *rx)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!ok || ntohl(deth->qkey) != qkey) {
 		ibdev_dbg(&sdev->ibdev, "ud rx: qp %u drops (qkey %#x)\n",
-			  rx->qpn, ntohl(deth->qkey));
+			  qpn, ntohl(deth->qkey));
 		if (ok)
 			reason = SWR_CNT_RX_DROP_QKEY;
 		goto drop_unlock;
@@ -574,6 +581,212 @@ drop:
 	swr_qp_put(qp);
 }
 
+/* Multicast ----------------------------------------------------------------- */
+
+/*
+ * One multicast group a device's UD QPs are attached to. The device's
+ * netdev is a member of the IP group (ip_mc_inc_group() /
+ * ipv6_dev_mc_inc(), refcounted by the IP stack) from the first attach to
+ * the last detach; the namespace's port 4791 sockets, bound to the
+ * wildcard address, then receive the group's datagrams. Memberships are
+ * the device's rather than the socket's: a socket may hold only
+ * net.ipv4.igmp_max_memberships (20) groups, and the socket is shared by
+ * every device of the namespace.
+ */
+struct swr_mcg {
+	struct list_head node;		/* swr_mcgs */
+	struct swr_dev *sdev;
+	union ib_gid mgid;
+	u32 nqp;
+	u32 qpn[SWR_MAX_MCAST_QP_ATTACH];
+};
+
+/*
+ * swr_mcg_mutex serialises attach, detach and device teardown (it nests
+ * outside rtnl_lock); swr_mcg_lock protects the list and the QPN arrays
+ * for the receive softirq, which copies what it needs under it.
+ */
+static DEFINE_MUTEX(swr_mcg_mutex);
+static DEFINE_SPINLOCK(swr_mcg_lock);
+static LIST_HEAD(swr_mcgs);
+
+static struct swr_mcg *swr_mcg_find(struct swr_dev *sdev,
+				    const union ib_gid *mgid)
+{
+	struct swr_mcg *g;
+
+	list_for_each_entry(g, &swr_mcgs, node)
+		if (g->sdev == sdev && !memcmp(&g->mgid, mgid, sizeof(*mgid)))
+			return g;
+	return NULL;
+}
+
+/*
+ * Make the device's netdev join or leave the IP group @mgid. Under
+ * rtnl_lock: IPv4 always needs it, IPv6 did before 6.12 (ASSERT_RTNL).
+ */
+static int swr_mcg_member(struct swr_dev *sdev, const union ib_gid *mgid,
+			  bool join)
+{
+	const struct in6_addr *a6 = (const struct in6_addr *)mgid->raw;
+	struct net_device *ndev = sdev->ndev;
+	struct in_device *in_dev;
+	__be32 addr;
+	int err = 0;
+
+	rtnl_lock();
+	if (!swr_gid_v4(mgid)) {
+		err = join ? ipv6_dev_mc_inc(ndev, a6) :
+			     ipv6_dev_mc_dec(ndev, a6);
+		goto out;
+	}
+	memcpy(&addr, mgid->raw + 12, sizeof(addr));
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (!in_dev)
+		err = -ENODEV;
+	else if (join)
+		ip_mc_inc_group(in_dev, addr);
+	else
+		ip_mc_dec_group(in_dev, addr);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct swr_dev *sdev = to_swr_dev(ibqp->device);
+	u32 i, ngrp = 0, qpn = ibqp->qp_num;
+	struct swr_mcg *g;
+	int err = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD ||
+	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
+		return -EINVAL;
+	/* Receiving needs the namespace's sockets. */
+	swr_net_attach(sdev);
+
+	mutex_lock(&swr_mcg_mutex);
+	g = swr_mcg_find(sdev, gid);
+	if (g) {
+		for (i = 0; i < g->nqp; i++)
+			if (g->qpn[i] == qpn)
+				goto out;	/* attached already */
+		if (g->nqp >= SWR_MAX_MCAST_QP_ATTACH) {
+			err = -ENOMEM;
+			goto out;
+		}
+		spin_lock_bh(&swr_mcg_lock);
+		g->qpn[g->nqp++] = qpn;
+		spin_unlock_bh(&swr_mcg_lock);
+		goto out;
+	}
+	list_for_each_entry(g, &swr_mcgs, node)
+		ngrp += g->sdev == sdev;
+	if (ngrp >= SWR_MAX_MCAST_GRP) {
+		err = -ENOMEM;
+		goto out;
+	}
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		err = -ENOMEM;
+		goto out;
+	}
+	g->sdev = sdev;
+	g->mgid = *gid;
+	g->qpn[0] = qpn;
+	g->nqp = 1;
+	err = swr_mcg_member(sdev, gid, true);
+	if (err) {
+		kfree(g);
+		goto out;
+	}
+	spin_lock_bh(&swr_mcg_lock);
+	list_add_tail(&g->node, &swr_mcgs);
+	spin_unlock_bh(&swr_mcg_lock);
+out:
+	mutex_unlock(&swr_mcg_mutex);
+	return err;
+}
+
+int swr_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct swr_dev *sdev = to_swr_dev(ibqp->device);
+	u32 i, qpn = ibqp->qp_num;
+	struct swr_mcg *g;
+	int err = -EINVAL;
+
+	mutex_lock(&swr_mcg_mutex);
+	g = swr_mcg_find(sdev, gid);
+	for (i = 0; g && i < g->nqp; i++)
+		if (g->qpn[i] == qpn)
+			break;
+	if (!g || i == g->nqp)
+		goto out;
+	err = 0;
+	spin_lock_bh(&swr_mcg_lock);
+	g->qpn[i] = g->qpn[--g->nqp];
+	if (!g->nqp)
+		list_del(&g->node);
+	spin_unlock_bh(&swr_mcg_lock);
+	if (!g->nqp) {
+		swr_mcg_member(sdev, gid, false);
+		kfree(g);
+	}
+out:
+	mutex_unlock(&swr_mcg_mutex);
+	return err;
+}
+
+/*
+ * Device teardown: the core detached every QP before destroying it, so
+ * nothing should be left; leave whatever is.
+ */
+static void swr_mcast_dev_fini(struct swr_dev *sdev)
+{
+	struct swr_mcg *g, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&swr_mcg_mutex);
+	spin_lock_bh(&swr_mcg_lock);
+	list_for_each_entry_safe(g, tmp, &swr_mcgs, node)
+		if (g->sdev == sdev)
+			list_move(&g->node, &gone);
+	spin_unlock_bh(&swr_mcg_lock);
+	list_for_each_entry_safe(g, tmp, &gone, node) {
+		swr_mcg_member(sdev, &g->mgid, false);
+		kfree(g);
+	}
+	mutex_unlock(&swr_mcg_mutex);
+}
+
+/* A UD datagram to QPN 0xffffff: a copy to each QP attached to its group. */
+static void swr_mcast_rx(struct swr_rx *rx)
+{
+	u32 qpn[SWR_MAX_MCAST_QP_ATTACH], i, n = 0;
+	struct swr_mcg *g;
+	union ib_gid mgid;
+
+	if (rx->ipv4)
+		ipv6_addr_set_v4mapped(ip_hdr(rx->skb)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	else
+		memcpy(mgid.raw, &ipv6_hdr(rx->skb)->daddr, sizeof(mgid));
+	spin_lock(&swr_mcg_lock);
+	g = swr_mcg_find(rx->sdev, &mgid);
+	if (g) {
+		n = g->nqp;
+		memcpy(qpn, g->qpn, n * sizeof(qpn[0]));
+	}
+	spin_unlock(&swr_mcg_lock);
+	if (!n) {
+		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_QP);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		swr_rx_ud(rx, qpn[i]);
+}
+
 /* The swroce device on the wire @wire bound to @ndev (RCU). */
 static struct swr_dev *swr_rx_dev(struct swr_wire *wire,
 				  struct net_device *ndev)
@@ -629,15 +842,16 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 	/* Full-member or limited default P_Key only (one-entry table). */
 	if ((ntohs(bth->pkey) & 0x7fff) != (SWR_DEFAULT_PKEY & 0x7fff))
 		return -EACCES;
-	if (swr_get_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
+	if (get_unaligned_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
 	    swr_icrc(skb_network_header(skb), rx->ipv4, rx->hdr,
 		     roce_len - SWR_ICRC_BYTES))
 		return -EBADMSG;
 	rx->payload = rx->hdr + rx->op->hdr_len;
 	rx->qpn = ntohl(bth->qpn) & SWR_QPN_MASK;
 	rx->psn = ntohl(bth->apsn) & SWR_QPN_MASK;
-	/* No SMI (QP0); multicast (0xffffff) is not supported yet. */
-	if (!rx->qpn || rx->qpn == SWR_QPN_MASK)
+	/* No SMI (QP0); multicast (0xffffff) is for UD only. */
+	if (!rx->qpn || (rx->qpn == SWR_QPN_MASK &&
+			 (bth->opcode & SWR_OP_TRANSPORT_MASK) != SWR_OP_UD))
 		return -ENOENT;
 	return 0;
 }
@@ -683,7 +897,10 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	swr_count_add(rx.sdev, SWR_CNT_RX_BYTES, ntohs(udp_hdr(skb)->len));
 	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
 	case SWR_OP_UD:
-		swr_rx_ud(&rx);
+		if (rx.qpn == SWR_QPN_MASK)
+			swr_mcast_rx(&rx);
+		else
+			swr_rx_ud(&rx, rx.qpn);
 		break;
 	default:
 		/* RC and UC: the skb may be queued for the requester. */

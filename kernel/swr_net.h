@@ -120,6 +120,9 @@ bool swr_wire_idle(struct swr_qp *qp);
 u64 swr_wire_deadline(struct swr_qp *qp);
 /* Destroy: drop what the receive path queued (no locks held). */
 void swr_wire_qp_fini(struct swr_qp *qp);
+/* Multicast verbs (UD QPs, IP multicast GIDs). */
+int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int swr_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 /* Is the device on the wire (a socket in its netns)? */
 bool swr_net_on_wire(struct swr_dev *sdev);
 

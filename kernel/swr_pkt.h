@@ -15,6 +15,8 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
+#include "swr_compat.h"
+
 #define SWR_ROCE_UDP_PORT	4791
 /* UDP source ports: 0xc000 | a 14-bit hash of the flow (RoCEv2 entropy). */
 #define SWR_ROCE_SPORT_BASE	0xc000
@@ -152,40 +154,6 @@ struct swr_opinfo {
 	u32 flags;		/* enum swr_op_flag */
 	u8 hdr_len;		/* BTH + extended headers, bytes */
 };
-
-/*
- * Unaligned header fields (the unaligned accessors' header moved between
- * the kernels we build for).
- */
-static inline u64 swr_get_be64(const void *p)
-{
-	__be64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return be64_to_cpu(v);
-}
-
-static inline void swr_put_be64(u64 x, void *p)
-{
-	__be64 v = cpu_to_be64(x);
-
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline u32 swr_get_le32(const void *p)
-{
-	__le32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32_to_cpu(v);
-}
-
-static inline void swr_put_le32(u32 x, void *p)
-{
-	__le32 v = cpu_to_le32(x);
-
-	memcpy(p, &v, sizeof(v));
-}
 
 /* The opcode's entry; flags is 0 for an opcode swroce does not know. */
 const struct swr_opinfo *swr_opinfo(u8 opcode);

@@ -347,7 +347,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 
 	x = skb_put(skb, paylen);
 	if (h->opcode == SWROCE_WR_ATOMIC_WRITE) {
-		swr_put_be64(h->atomic.compare_add, x);
+		put_unaligned_be64(h->atomic.compare_add, x);
 	} else if (paylen &&
 		   swr_wire_sge_copy(qp, &e->wqe, off, x, paylen, false)) {
 		kfree_skb(skb);
@@ -595,7 +595,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 		    (e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_CMP_AND_SWP &&
 		     e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_FETCH_AND_ADD))
 			break;
-		orig = swr_get_be64(hdr + sizeof(*bth) +
+		orig = get_unaligned_be64(hdr + sizeof(*bth) +
 					  sizeof(struct swr_aeth));
 		if (swr_wire_sge_copy(qp, &e->wqe, 0, (u8 *)&orig,
 				      sizeof(orig), true)) {
@@ -726,7 +726,7 @@ static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 	aeth->smsn = htonl((u32)syn << SWR_AETH_SYN_SHIFT |
 			   (msn & SWR_AETH_MSN_MASK));
 	if (orig)
-		swr_put_be64(*orig, aeth + 1);
+		put_unaligned_be64(*orig, aeth + 1);
 	skb_put_zero(skb, SWR_ICRC_BYTES);
 	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
 }
@@ -1065,7 +1065,7 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 					goto nak_err;
 				}
 				atomic64_set((atomic64_t *)w64,
-					     swr_get_be64(rx->payload));
+					     get_unaligned_be64(rx->payload));
 				swr_mr_unmap_atomic(mr, w64);
 				err = 0;
 			} else {

@@ -11,7 +11,7 @@
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, counters, disassoc,
-# suite, bench-smoke, unload.
+# wire, fuzz, mcast, suite, bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -114,6 +114,10 @@ step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).
 step wire selftests/swroce_wire.sh
+# Hostile packets at a device with live QPs (swroce_fuzz.c).
+step fuzz selftests/swroce_fuzz.sh
+# UD multicast across two namespaces (swroce_mcast.c).
+step mcast selftests/swroce_mcast.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

@@ -13,6 +13,7 @@ static void swr_free_context(struct ibv_context *ibctx);
 static const struct verbs_context_ops swr_ctx_ops = {
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = swr_bind_mw,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq,
@@ -27,6 +28,7 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.destroy_cq = swr_destroy_cq,
 	.destroy_qp = swr_destroy_qp,
 	.destroy_srq = swr_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = swr_free_context,
 	.modify_qp = swr_modify_qp,
 	.modify_srq = swr_modify_srq,
