@@ -290,6 +290,15 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 		goto err_dealloc;
 
 	/*
+	 * On the wire from the start, as rdma_rxe is: a passive rdma_cm
+	 * side (an NVMe-oF target) creates no QP before a peer's CM REQ
+	 * has arrived on the GSI QP. If the namespace's port 4791 is
+	 * taken, the device works locally and each QP reaching RTR tries
+	 * again.
+	 */
+	swr_net_attach(sdev);
+
+	/*
 	 * If @ndev started to unregister before we were registered, the
 	 * notifier could not find us; both the check and the notifier run
 	 * under rtnl_lock, so exactly one of them queues the unregistration.

@@ -7,17 +7,18 @@
  * -------
  * UDP port 4791 is bound once per network namespace (one IPv4 and one
  * IPv6 socket, struct swr_wire), shared by the swroce devices whose netdev
- * lives there, and referenced by them. A device joins its netns' wire
- * lazily, when its first QP other than the GSI QP goes to RTR
- * (swr_net_attach(), from modify_qp): rdma_rxe binds the same port in
- * init_net when its module loads, and a swroce device that merely exists
- * must not stop rxe from loading. When the port is taken (by rxe) the
- * device stays local-only - traffic to its own GIDs works as before,
- * foreign GIDs are unreachable - and the attempt is repeated at the next
- * RTR. The interop topology is therefore swroce in its own namespace and
- * rxe in init_net. A device leaves the wire in dealloc_driver; a namespace
- * being dismantled closes its wire (pernet exit) after its netdevs, and the
- * devices still attached to it then go local-only.
+ * lives there, and referenced by them. A device joins its netns' wire when
+ * it is created (swr_newlink()), as rdma_rxe does when its module loads: a
+ * passive rdma_cm side must receive a CM REQ before it has a QP of its
+ * own. When the port is taken (rdma_rxe in the same namespace, loaded
+ * first) the device stays local-only - traffic to its own GIDs works as
+ * before, foreign GIDs are unreachable - and swr_net_attach() is tried
+ * again whenever a QP goes to RTR; conversely rdma_rxe cannot load in a
+ * namespace where a swroce device has the port. The interop topology is
+ * therefore swroce in its own namespace and rxe in init_net. A device
+ * leaves the wire in dealloc_driver; a namespace being dismantled closes
+ * its wire (pernet exit) after its netdevs, and the devices still attached
+ * to it then go local-only.
  *
  * Transmit builds the IP and UDP headers itself and sends through the
  * route (ip_local_out() / ip6_local_out(): neighbour resolution and the

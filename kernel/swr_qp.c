@@ -591,9 +591,11 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->resp_lock);
 	}
 
-	/* The first QP that may receive puts the device on the wire. */
-	if (new == IB_QPS_RTR && cur != IB_QPS_RTR &&
-	    ibqp->qp_type != IB_QPT_GSI)
+	/*
+	 * A device whose port was taken at link add (swr_newlink()) tries
+	 * to join the wire again whenever a QP may start receiving.
+	 */
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
 		swr_net_attach(to_swr_dev(ibdev));
 	if (new == IB_QPS_SQD)
 		swr_qp_check_drained(qp);

@@ -149,6 +149,70 @@ done
 pp ibv_rc_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 3000 -n 100
 tap_ok $? "ibv_rc_pingpong IPv6: swroce server, rxe client"
 
+# pt PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one perftest
+# run, as pp (perftest names the GID index -x)
+pt() {
+	local prog=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
+	local si ci spid rc
+	shift 8
+	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
+	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
+	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" -x "$si" -F "$@" \
+		>/tmp/swr-wire-srv.log 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		${sns:+ip netns exec "$sns"} ss -Hltn 'sport = :18515' |
+			grep -q . && break
+		sleep 0.1
+	done
+	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" -x "$ci" -F "$@" "$ip" \
+		>/tmp/swr-wire-cli.log 2>&1
+	rc=$?
+	wait $spid || rc=1
+	# the client prints one result line: bytes, iterations, peak, average
+	grep -Eq '^ *[0-9]+ +[0-9]+ ' /tmp/swr-wire-cli.log || rc=1
+	if [ $rc -ne 0 ]; then
+		sed 's/^/# srv: /' /tmp/swr-wire-srv.log
+		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
+	fi
+	return $rc
+}
+
+# perftest bandwidth runs, RC, both directions
+for prog in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
+	sz="-s 65536"
+	[ $prog = ib_atomic_bw ] && sz=""
+	# shellcheck disable=SC2086
+	pt $prog swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 $sz -n 200
+	tap_ok $? "$prog: swroce server, rxe client"
+	# shellcheck disable=SC2086
+	pt $prog "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 $sz -n 200
+	tap_ok $? "$prog: rxe server, swroce client"
+done
+
+# rdma_cm: the passive side's device has no QP until the CM REQ arrives
+# (on its GSI QP, over the wire); rping checks the data it echoes (-V)
+rp() {
+	local sns=$1 cns=$2 ip=$3 spid rc
+	${sns:+ip netns exec "$sns"} timeout $T rping -s -a "$ip" -C 20 -S 4000 -V \
+		>/tmp/swr-rping-srv.log 2>&1 &
+	spid=$!
+	sleep 1
+	${cns:+ip netns exec "$cns"} timeout $T rping -c -a "$ip" -C 20 -S 4000 -V \
+		>/tmp/swr-rping-cli.log 2>&1
+	rc=$?
+	wait $spid || rc=1
+	if [ $rc -ne 0 ]; then
+		sed 's/^/# srv: /' /tmp/swr-rping-srv.log
+		sed 's/^/# cli: /' /tmp/swr-rping-cli.log
+	fi
+	return $rc
+}
+rp swr-a "" 10.78.1.1
+tap_ok $? "rping (rdma_cm): swroce passive side, rxe active side"
+rp "" swr-a 10.78.1.2
+tap_ok $? "rping (rdma_cm): rxe passive side, swroce active side"
+
 # wire_rc A B NAME: the C test of RC operations between devices A and B
 wire_rc() {
 	local bin log rc
@@ -185,6 +249,8 @@ for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
 	tap_ok $? "$prog IPv4: swroce <-> swroce across namespaces"
 done
 wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
+rp swr-b swr-c 10.78.2.1
+tap_ok $? "rping (rdma_cm): swroce <-> swroce across namespaces"
 
 # a namespace that goes away takes its device and its socket along
 ip netns del swr-b

@@ -71,12 +71,15 @@ trap cleanup EXIT
 ip link show veth0 >/dev/null 2>&1 || tools/vm/netsetup.sh
 # Without the installed provider libibverbs would not see swroce0.
 [ -e /etc/libibverbs.d/swroce.driver ] || make -s install >/dev/null
+# rdma_rxe takes UDP 4791 in init_net when it loads, and cannot if swroce0
+# has it: load it first (swroce0 then works locally, which is what the
+# same-device figures measure).
+modprobe rdma_rxe
 if [ ! -e /sys/class/infiniband/swroce0 ]; then
 	rdma link add swroce0 type swroce netdev veth0
 	created+=(swroce0)
 fi
 if [ ! -e /sys/class/infiniband/rxe0 ]; then
-	modprobe rdma_rxe
 	rdma link add rxe0 type rxe netdev veth1
 	created+=(rxe0)
 fi
