@@ -119,7 +119,7 @@ enum swr_counter {
 	SWR_CNT_RX_DROP_ICRC,	/* ICRC mismatch */
 	SWR_CNT_RX_DROP_MALFORMED, /* IP/UDP/BTH length, pad, version, opcode */
 	SWR_CNT_RX_DROP_PKEY,	/* P_Key not in the table */
-	SWR_CNT_RX_DROP_QP,	/* no such QP, wrong type or state for it */
+	SWR_CNT_RX_DROP_QP,	/* no such QP, wrong type/state/peer for it */
 	SWR_CNT_RX_DROP_QKEY,	/* UD: Q_Key mismatch */
 	SWR_CNT_RX_DROP_NO_RECV, /* UD: no receive WQE posted */
 	SWR_CNT_RX_DROP_NOMEM,	/* no memory to take the packet in */

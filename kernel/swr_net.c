@@ -856,6 +856,30 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 	return 0;
 }
 
+/*
+ * Whether @rx came from the peer of a connected QP whose path is @d, to the
+ * QP's own GID: RC and UC accept nothing else (rdma_rxe checks the same),
+ * so a host that guesses a QPN and PSN cannot inject into a connection.
+ */
+bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d)
+{
+	union ib_gid src, dst;
+
+	if (rx->ipv4) {
+		const struct iphdr *iph = ip_hdr(rx->skb);
+
+		ipv6_addr_set_v4mapped(iph->saddr, (struct in6_addr *)src.raw);
+		ipv6_addr_set_v4mapped(iph->daddr, (struct in6_addr *)dst.raw);
+	} else {
+		const struct ipv6hdr *ip6 = ipv6_hdr(rx->skb);
+
+		memcpy(src.raw, &ip6->saddr, sizeof(src.raw));
+		memcpy(dst.raw, &ip6->daddr, sizeof(dst.raw));
+	}
+	return !memcmp(&src, &d->dgid, sizeof(src)) &&
+	       !memcmp(&dst, &d->sgid, sizeof(dst));
+}
+
 /* The drop counter for swr_rx_parse()'s error @err. */
 static enum swr_counter swr_rx_drop_reason(int err)
 {

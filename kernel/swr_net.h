@@ -102,6 +102,8 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 /*
  * swr_wire.c: RC and UC over the wire.
  */
+/* Whether @rx came from the path @d's peer to its source GID. */
+bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d);
 /* Softirq: an RC/UC packet for @rx->qpn. True when the skb was kept. */
 bool swr_wire_rx(struct swr_rx *rx);
 /*

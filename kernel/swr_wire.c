@@ -1192,7 +1192,8 @@ bool swr_wire_rx(struct swr_rx *rx)
 	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
 	    swr_wire_path(qp, &p) ||
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
-	     p.state != IB_QPS_SQD)) {
+	     p.state != IB_QPS_SQD) ||
+	    !swr_rx_from_peer(rx, &p.d)) {
 		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
 		goto out;
 	}

@@ -242,6 +242,7 @@ static struct ibv_ah *ah_ab, *ah_ba;
 static uint32_t a_ip, b_ip;		/* network order */
 static struct in6_addr a_ip6, b_ip6;
 static int raw4, udp6 = -1;
+static uint32_t spoof_ip;		/* network order; 0: b_ip */
 
 static int dev_open(struct dev *d, const char *name)
 {
@@ -815,7 +816,7 @@ static void send4(uint8_t *roce, size_t len, bool bad_icrc, bool ihl6,
 	ip[6] = 0x40;				/* DF */
 	ip[8] = 1 + rnd(255);			/* TTL: masked */
 	ip[9] = IPPROTO_UDP;
-	memcpy(ip + 12, &b_ip, 4);
+	memcpy(ip + 12, spoof_ip ? &spoof_ip : &b_ip, 4);
 	memcpy(ip + 16, &a_ip, 4);
 	if (ihl6)
 		memset(ip + 20, 1, 4);		/* four NOP options */
@@ -987,6 +988,8 @@ static int netns_enter(const char *name, int *old)
 }
 
 /* Main ------------------------------------------------------------------- */
+
+#define SPOOF_PKTS 200
 
 static const char *const ctrs[] = {
 	"rx_drop_icrc", "rx_drop_malformed", "rx_drop_pkey", "rx_drop_qp",
@@ -1182,6 +1185,39 @@ int main(void)
 					    n_noqp),
 	    "valid packets accepted (%lld), every must-drop one dropped (%lld)",
 	    d[8], d[7]);
+
+	/*
+	 * Spoofed source: well-formed RC SENDs with a correct ICRC to the
+	 * bystander RC QP, from an address of the peer's subnet that is not
+	 * the QP's peer. Each is dropped as rx_drop_qp before the responder
+	 * sees it; nothing else sends to the victim now.
+	 */
+	{
+		long long q0 = dev_counter(an, "rx_drop_qp"), q1;
+		uint8_t roce[12 + 16];
+		unsigned int k;
+
+		spoof_ip = htonl((ntohl(b_ip) & ~0xffu) | 0x63);
+		for (k = 0; k < SPOOF_PKTS; k++) {
+			memset(roce, 0, sizeof(roce));
+			roce[0] = 0x04;			/* RC SEND ONLY */
+			roce[2] = 0xff;			/* P_Key 0xffff */
+			roce[3] = 0xff;
+			put_be32(roce + 4, by_rca->qp_num);
+			put_be32(roce + 8, rnd(1u << 24));
+			roce[8] = 0x80;			/* AckReq */
+			memset(roce + 12, 0x5a, 16);
+			send4(roce, sizeof(roce), false, false, true);
+		}
+		spoof_ip = 0;
+		usleep(200000);
+		q1 = dev_counter(an, "rx_drop_qp");
+		tap(q1 - q0 == SPOOF_PKTS,
+		    "RC packets from a spoofed source dropped as rx_drop_qp (%lld of %u)",
+		    q1 - q0, SPOOF_PKTS);
+		tap(!bystander_round() && swr_qp_state(by_rca) == IBV_QPS_RTS,
+		    "bystander RC QP unaffected by the spoofed packets");
+	}
 
 out:
 	for (i = 0; i < 3; i++) {
