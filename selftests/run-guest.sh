@@ -11,6 +11,7 @@
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, counters, disassoc,
+# wire, loss,
 # suite, bench-smoke, unload.
 
 set -u
@@ -114,6 +115,8 @@ step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).
 step wire selftests/swroce_wire.sh
+# RC reliability under netem loss, reordering, duplication; exhaustion.
+step loss selftests/swroce_loss.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||
