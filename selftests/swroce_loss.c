@@ -3,7 +3,7 @@
  * RC reliability across a lossy link (selftests/swroce_loss.sh builds the
  * topology and sets the netem impairment; this program does the traffic).
  *
- *   swroce_loss move MIB      RDMA WRITE, RDMA READ, SEND and FETCH_ADD
+ *   swroce_loss move MIB EXPECT  RDMA WRITE, RDMA READ, SEND and FETCH_ADD
  *                             mixed on NQP RC QPs (half of them in each
  *                             direction), WINDOW WRs outstanding per QP,
  *                             until MIB MiB have moved. Every byte is
@@ -12,6 +12,8 @@
  *                             completes once, in order, successfully; the
  *                             FETCH_ADD counters end at the number issued
  *                             and every returned value is distinct.
+ *                             EXPECT: "clean" (no reliability counter
+ *                             moves) or the counters that must rise.
  *   swroce_loss rdatomic      max_rd_atomic 1 against max_dest_rd_atomic
  *                             1: a burst of READs and FETCH_ADDs completes
  *                             (the requester keeps to one outstanding; the
@@ -478,7 +480,37 @@ static void recv_done(struct lqp *l, const struct ibv_wc *wc)
 static uint64_t *send_list[NQP];
 static uint64_t send_list_len[NQP];
 
-static int do_move(struct dev *a, struct dev *b, uint64_t target)
+/*
+ * @expect: "clean" - no reliability counter may move; otherwise a comma
+ * separated list of counters that must have risen.
+ */
+static void expect_counters(const long long *c0, const long long *c1,
+			    const char *expect)
+{
+	static const char *const rel[] = {
+		"retransmits", "ack_timeouts", "nak_seq_sent", "nak_seq_rcvd",
+		"dup_requests", "out_of_sequence", "dup_responses",
+		"rx_dropped",
+	};
+	char buf[256], *tok, *save;
+	unsigned int i;
+
+	if (!strcmp(expect, "clean")) {
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+			if (cnt_delta(c0, c1, rel[i]))
+				fail("%s rose by %lld without impairment",
+				     rel[i], cnt_delta(c0, c1, rel[i]));
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", expect);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (cnt_delta(c0, c1, tok) <= 0)
+			fail("%s did not rise", tok);
+}
+
+static int do_move(struct dev *a, struct dev *b, uint64_t target,
+		   const char *expect)
 {
 	struct qpopt o = {
 		.timeout = 12, .retry_cnt = 7, .rnr_retry = 7,
@@ -614,6 +646,7 @@ static int do_move(struct dev *a, struct dev *b, uint64_t target)
 	       bytes_moved, total_wr * NQP, t1 - t0,
 	       bytes_moved / (t1 - t0) / 1e6);
 	cnt_print(c0, c1);
+	expect_counters(c0, c1, expect);
 	if (bytes_moved < target && !failures)
 		fail("moved %" PRIu64 " < %" PRIu64, bytes_moved, target);
 	for (q = 0; q < NQP; q++) {
@@ -789,7 +822,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || !na || !nb) {
 		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
-			"move MIB | rdatomic | retry | rnr\n", argv[0]);
+			"move MIB EXPECT | rdatomic | retry | rnr\n", argv[0]);
 		return 4;
 	}
 	ret = dev_open(&a, na);
@@ -799,8 +832,9 @@ int main(int argc, char **argv)
 		printf("# open devices: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (!strcmp(argv[1], "move") && argc > 2)
-		return do_move(&a, &b, strtoull(argv[2], NULL, 0) << 20);
+	if (!strcmp(argv[1], "move") && argc > 3)
+		return do_move(&a, &b, strtoull(argv[2], NULL, 0) << 20,
+			       argv[3]);
 	if (!strcmp(argv[1], "rdatomic"))
 		return do_rdatomic(&a, &b);
 	if (!strcmp(argv[1], "retry"))
