@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RC and UC over the wire (issue 4, phase 1: lossless first, with
- * go-back-N retransmission on NAK and timeout).
+ * RC and UC over the wire, with IBTA reliability: go-back-N on a PSN
+ * sequence NAK or a timeout, RNR waits, duplicates answered without
+ * executing anything twice (Documentation/overview.rst says what the
+ * requester and the responder do under loss).
  *
  * Requester (poller, sq_lock): a WQE to a foreign GID is copied into the
  * QP's window (struct swr_wire_req) and its packets are sent from there:
@@ -11,7 +13,8 @@
  * SWR_WIRE_ACK_EVERY packets. Responses arrive in softirq and are queued
  * on qp->wire_rxq for the poller (the requester's state is the poller's,
  * under sq_lock, which softirq must not take). Completions are in order:
- * only the head entry ever completes. UC entries complete once sent.
+ * entries are marked done as their answers come, and only the head entry
+ * ever completes. UC entries complete once sent.
  *
  * Responder (softirq, the destination QP's resp_lock): requests are
  * processed as they arrive: PSN check (duplicates re-ACKed, a READ
@@ -435,6 +438,15 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			wr->sent = 0;
 			continue;
 		}
+		/* Packets the responder is known to have: skip them. */
+		if (rc && !swr_wire_is_rd_atomic(e->wqe.hdr.opcode) &&
+		    swr_psn_diff(e->first_psn + wr->sent, wr->acked_psn) < 0) {
+			wr->sent = min_t(u32, (wr->acked_psn - e->first_psn) &
+					 SWR_PSN_MASK, e->npkts - 1);
+			if (swr_psn_diff(e->first_psn + e->npkts - 1,
+					 wr->acked_psn) < 0)
+				wr->sent = e->npkts - 1;
+		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
@@ -847,6 +859,10 @@ void swr_wire_poll(struct swr_qp *qp)
 		wr->deadline = 0;
 	}
 	swr_wire_send_pending(qp, &p);
+	/* Outstanding and nothing left to send: the timer must run. */
+	if (qp->ibqp.qp_type == IB_QPT_RC && !wr->deadline &&
+	    READ_ONCE(qp->state) != IB_QPS_ERR)
+		swr_wire_arm(qp, &p);
 	if (wr->deadline)
 		swr_poll_deadline(swr_qp_dev(qp), wr->deadline);
 }
@@ -1145,7 +1161,8 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 			if (sa)
 				swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK,
 						  ws->msn, &sa->orig);
-		} else {
+		} else if (ack_req || (oi->flags & SWR_OPF_LAST)) {
+			/* Coalesced: only where the requester asks. */
 			swr_wire_send_ack(qp, p, (qp->resp.psn - 1) &
 					  SWR_PSN_MASK, SWR_AETH_ACK, ws->msn,
 					  NULL);

@@ -46,6 +46,8 @@
 #define QPBUF		(SLOT(WINDOW) + SLOT(NRECV))
 #define CNT_OFF		((size_t)NQP * QPBUF)	/* the FETCH_ADD target */
 #define BUFSZ		(CNT_OFF + 4096)
+/* Receive wr_ids carry this bit (wc.opcode is undefined on errors). */
+#define RECV_TAG	(1ULL << 40)
 
 static int failures;
 
@@ -327,7 +329,7 @@ static int post_recv(struct lqp *l, uint32_t slot)
 		.length = MAXMSG, .lkey = l->rs->mr->lkey,
 	};
 	struct ibv_recv_wr wr = {
-		.wr_id = ((uint64_t)l->q << 32) | slot,
+		.wr_id = RECV_TAG | ((uint64_t)l->q << 32) | slot,
 		.sg_list = &sge, .num_sge = 1,
 	}, *bad;
 
@@ -513,7 +515,7 @@ static int do_move(struct dev *a, struct dev *b, uint64_t target,
 		   const char *expect)
 {
 	struct qpopt o = {
-		.timeout = 12, .retry_cnt = 7, .rnr_retry = 7,
+		.timeout = 13, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .max_rd_atomic = 4,
 		.max_dest_rd_atomic = 4, .psn = 0xffff00,
 	};
@@ -602,11 +604,13 @@ static int do_move(struct dev *a, struct dev *b, uint64_t target,
 			for (i = 0; i < (uint64_t)n; i++) {
 				struct lqp *l = &lq[wc[i].wr_id >> 32 & 0xff];
 
-				if ((wc[i].wr_id >> 32) >= NQP) {
+				if ((wc[i].wr_id >> 32 & 0xff) >= NQP ||
+				    (wc[i].wr_id & RECV_TAG &&
+				     (uint32_t)wc[i].wr_id >= NRECV)) {
 					fail("bad wr_id %" PRIx64, wc[i].wr_id);
 					continue;
 				}
-				if (wc[i].opcode & IBV_WC_RECV) {
+				if (wc[i].wr_id & RECV_TAG) {
 					uint32_t s = (uint32_t)wc[i].wr_id;
 					uint64_t nx = l->sends_recvd + NRECV;
 
