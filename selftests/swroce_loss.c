@@ -13,7 +13,8 @@
  *                             FETCH_ADD counters end at the number issued
  *                             and every returned value is distinct.
  *                             EXPECT: "clean" (no reliability counter
- *                             moves) or the counters that must rise.
+ *                             moves) or the counters that must rise
+ *                             ("!name": one that must not).
  *   swroce_loss rdatomic      max_rd_atomic 1 against max_dest_rd_atomic
  *                             1: a burst of READs and FETCH_ADDs completes
  *                             (the requester keeps to one outstanding; the
@@ -182,7 +183,7 @@ static const char *const cnames[] = {
 	"retransmits", "ack_timeouts", "nak_seq_sent", "nak_seq_rcvd",
 	"dup_requests", "out_of_sequence", "dup_responses", "rx_dropped",
 	"rnr_nak_rcvd", "rnr_nak", "nak_inv_req_sent", "nak_inv_req_rcvd",
-	"retry_exceeded", "tx_pkts",
+	"retry_exceeded", "tx_pkts", "tx_dropped", "rx_pkts",
 };
 #define NCNT	(sizeof(cnames) / sizeof(cnames[0]))
 
@@ -498,24 +499,49 @@ static void expect_counters(const long long *c0, const long long *c1,
 	unsigned int i;
 
 	if (!strcmp(expect, "clean")) {
-		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		/*
+		 * A guest CPU descheduled by a busy host for longer than the
+		 * timeout (~67 ms) expires the timer without any loss: a few
+		 * such timeouts, and the retransmissions and duplicates they
+		 * cause, are reported, not failed. Nothing else may move.
+		 */
+		long long tmo = cnt_delta(c0, c1, "ack_timeouts");
+
+		if (tmo > 0 && tmo <= 4)
+			printf("# %lld spurious ACK timeout(s) (guest CPU "
+			       "starved): their retransmissions tolerated\n",
+			       tmo);
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (tmo > 0 && tmo <= 4 &&
+			    (!strcmp(rel[i], "ack_timeouts") ||
+			     !strcmp(rel[i], "retransmits") ||
+			     !strcmp(rel[i], "dup_requests") ||
+			     !strcmp(rel[i], "dup_responses")))
+				continue;
 			if (cnt_delta(c0, c1, rel[i]))
 				fail("%s rose by %lld without impairment",
 				     rel[i], cnt_delta(c0, c1, rel[i]));
+		}
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%s", expect);
 	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (cnt_delta(c0, c1, tok) <= 0)
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*tok == '!') {
+			if (cnt_delta(c0, c1, tok + 1))
+				fail("%s rose by %lld", tok + 1,
+				     cnt_delta(c0, c1, tok + 1));
+		} else if (cnt_delta(c0, c1, tok) <= 0) {
 			fail("%s did not rise", tok);
+		}
+	}
 }
 
 static int do_move(struct dev *a, struct dev *b, uint64_t target,
 		   const char *expect)
 {
 	struct qpopt o = {
-		.timeout = 13, .retry_cnt = 7, .rnr_retry = 7,
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .max_rd_atomic = 4,
 		.max_dest_rd_atomic = 4, .psn = 0xffff00,
 	};
@@ -527,6 +553,14 @@ static int do_move(struct dev *a, struct dev *b, uint64_t target,
 	int n, op;
 	uint32_t len;
 	struct dev *cqs[2] = { a, b };
+
+	/*
+	 * timeout 14: 67 ms; seven retries ride out 0.5 s without progress
+	 * (a busy host deschedules the guest's CPUs for longer than 8 x 34
+	 * ms at 13). SWR_LOSS_TIMEOUT overrides it for experiments.
+	 */
+	if (getenv("SWR_LOSS_TIMEOUT"))
+		o.timeout = atoi(getenv("SWR_LOSS_TIMEOUT"));
 
 	/* How many WRs per QP move @target bytes (in all QPs). */
 	for (total_wr = 0, est = 0; est < target; total_wr++)
