@@ -60,14 +60,6 @@ ip -n swr-la neigh replace 10.79.1.2 lladdr "$mac1" dev wl0 nud permanent &&
 	ip -n swr-lb neigh replace 10.79.1.1 lladdr "$mac0" dev wl1 nud permanent
 tap_ok $? "permanent neighbour entries"
 
-# A veth delivers into the backlog of the CPU that transmits; netem's
-# delayed packets leave from a timer on any CPU, so two backlogs would
-# reorder them: steer each end's receive to CPU 0 (RPS) so that only the
-# impairment reorders.
-ip netns exec swr-la sh -c 'echo 1 >/sys/class/net/wl0/queues/rx-0/rps_cpus' &&
-	ip netns exec swr-lb sh -c 'echo 1 >/sys/class/net/wl1/queues/rx-0/rps_cpus'
-tap_ok $? "receive steered to one CPU"
-
 export SWR_LOSS_A=swrl0 SWR_LOSS_B=swrl1
 
 # netem ARGS...: the same impairment on both ends ("" = none)
@@ -101,6 +93,11 @@ run() {
 # reorders (a pfifo child does not change that: it sits after the sorted
 # queue); with a rate, netem schedules each packet after the one before,
 # which keeps the order. "rate 10gbit" adds no delay of its own here.
+# (A veth still delivers into the backlog of the CPU that transmits, and
+# netem's delayed packets leave from a timer on either CPU: that reorders
+# a few percent of them. Steering the receive to one CPU with RPS made the
+# backlog overflow and drop on 6.1, so neither jitter nor "none"
+# expects order: 6.1 showed 9 out of sequence in 72,242 packets, no netem.)
 # "all": reorder 25%, loss 1%, duplicate 5% and delay with jitter.
 while read -r name expect args; do
 	[ -n "${SWR_LOSS_ONLY:-}" ] && [[ " $SWR_LOSS_ONLY " != *" $name "* ]] &&
@@ -111,12 +108,12 @@ while read -r name expect args; do
 	run "$mib MiB WRITE/READ/SEND/FETCH_ADD on 4 RC QPs, data checked: $name" \
 		move "$mib" "$expect"
 done <<'EOF'
-none clean
+none !rx_dropped,!nak_inv_req_sent,!retry_exceeded
 loss-1% retransmits,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence loss 1%
 loss-10% retransmits,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence,dup_requests loss 10%
 reorder retransmits,nak_seq_sent,nak_seq_rcvd,out_of_sequence delay 1ms reorder 25% 50%
 duplicate dup_requests,dup_responses duplicate 5%
-jitter !out_of_sequence,!nak_seq_sent,!rx_dropped delay 2ms 1ms rate 10gbit
+jitter !rx_dropped,!nak_inv_req_sent delay 2ms 1ms rate 10gbit
 all retransmits,nak_seq_sent,nak_seq_rcvd,dup_requests,out_of_sequence,dup_responses delay 2ms 1ms reorder 25% 50% loss 1% duplicate 5% rate 10gbit
 EOF
 
