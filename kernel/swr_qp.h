@@ -191,7 +191,11 @@ struct swr_wire_ent {
 	u64 len;		/* message bytes */
 	u32 first_psn;
 	u32 npkts;		/* PSNs the message takes */
-	u32 rd_next;		/* READ: next response packet expected */
+	u32 rd_next;		/* READ: first response packet not yet placed */
+	u32 rd_rereq;		/* READ: rd_next at the last early re-request */
+	/* READ: bit i set: response packet rd_next + i placed (reordered). */
+	u64 rd_mask;
+	bool done;		/* answered; completes once it is the head */
 };
 
 struct swr_wire_req {
@@ -200,14 +204,28 @@ struct swr_wire_req {
 	u32 send;		/* entry whose packets go out next */
 	u32 tail;		/* next free */
 	u32 sent;		/* packets of ent[send] sent */
+	u32 sent_hi;		/* PSN after the highest ever sent */
+	u32 acked_psn;		/* PSN after the highest the peer has */
 	u32 unacked;		/* packets since the last AckReq */
+	u32 nak_psn;		/* PSN of the last sequence NAK acted on */
+	bool nak_seen;		/* nak_psn valid: no timeout since */
 	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
 	u8 retry_left;
 	u8 rnr_left;
 };
 
-/* RC/UC over the wire: the responder's message in progress (resp_lock). */
+/*
+ * RC/UC over the wire: the responder's message in progress (resp_lock),
+ * and the results of its last atomics, replayed to a duplicate request
+ * (as many as max_dest_rd_atomic; READs are executed again instead).
+ */
+struct swr_wire_atomic {
+	u32 psn;
+	bool valid;
+	u64 orig;
+};
+
 struct swr_wire_resp {
 	u32 msn;
 	u32 cur;		/* SWR_OPF_SEND / _WRITE in progress, or 0 */
@@ -216,9 +234,8 @@ struct swr_wire_resp {
 	u32 wr_left;
 	u32 wr_len;
 	bool nak_sent;		/* a PSN sequence NAK is outstanding */
-	bool atomic_valid;	/* the last atomic, for a duplicate request */
-	u32 atomic_psn;
-	u64 atomic_orig;
+	u32 atomic_next;	/* slot of the next atomic result */
+	struct swr_wire_atomic atomic[SWR_MAX_RD_ATOM];
 };
 
 /* Requester progress: poller only, under sq_lock. */

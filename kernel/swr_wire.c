@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RC and UC over the wire (issue 4, phase 1: lossless first, with
- * go-back-N retransmission on NAK and timeout).
+ * RC and UC over the wire, with IBTA reliability: go-back-N on a PSN
+ * sequence NAK or a timeout, RNR waits, duplicates answered without
+ * executing anything twice (Documentation/overview.rst says what the
+ * requester and the responder do under loss).
  *
  * Requester (poller, sq_lock): a WQE to a foreign GID is copied into the
  * QP's window (struct swr_wire_req) and its packets are sent from there:
@@ -11,7 +13,8 @@
  * SWR_WIRE_ACK_EVERY packets. Responses arrive in softirq and are queued
  * on qp->wire_rxq for the poller (the requester's state is the poller's,
  * under sq_lock, which softirq must not take). Completions are in order:
- * only the head entry ever completes. UC entries complete once sent.
+ * entries are marked done as their answers come, and only the head entry
+ * ever completes. UC entries complete once sent.
  *
  * Responder (softirq, the destination QP's resp_lock): requests are
  * processed as they arrive: PSN check (duplicates re-ACKed, a READ
@@ -70,6 +73,8 @@ struct swr_wire_path {
 	u8 retry_cnt;
 	u8 rnr_retry;
 	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
 	int access;
 	enum ib_qp_state state;
 };
@@ -96,6 +101,8 @@ static int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	p->retry_cnt = qp->attr.retry_cnt;
 	p->rnr_retry = qp->attr.rnr_retry;
 	p->min_rnr_timer = qp->attr.min_rnr_timer;
+	p->max_rd_atomic = qp->attr.max_rd_atomic;
+	p->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
 	p->access = qp->attr.access_flags;
 	p->state = qp->state;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -191,23 +198,36 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 	const struct swr_send_wqe *w = &qp->req.wqe;
 	struct swr_wire_path p;
 	struct swr_wire_ent *e;
-	u32 i;
+	u32 i, n;
 
 	if (wr->tail - wr->head >= SWR_WIRE_WINDOW || wr->rnr_until)
 		return false;
-	/* A fence waits for every earlier READ and atomic. */
-	if (w->hdr.flags & SWROCE_WQE_FENCE)
-		for (i = wr->head; i != wr->tail; i++)
-			if (swr_wire_is_rd_atomic(swr_wire_ent(wr, i)->wqe.hdr.opcode))
-				return false;
 	if (swr_wire_path(qp, &p))
 		return false;
+	/*
+	 * A fence waits for every earlier READ and atomic; a READ or atomic
+	 * waits while max_rd_atomic of them are outstanding.
+	 */
+	if (swr_wire_is_rd_atomic(w->hdr.opcode) ||
+	    (w->hdr.flags & SWROCE_WQE_FENCE)) {
+		for (i = wr->head, n = 0; i != wr->tail; i++)
+			if (swr_wire_is_rd_atomic(swr_wire_ent(wr, i)->wqe.hdr.opcode))
+				n++;
+		if ((w->hdr.flags & SWROCE_WQE_FENCE) && n)
+			return false;
+		if (swr_wire_is_rd_atomic(w->hdr.opcode) &&
+		    n >= max_t(u32, p.max_rd_atomic, 1))
+			return false;
+	}
 
 	e = swr_wire_ent(wr, wr->tail);
 	e->wqe = *w;
 	e->len = len;
 	e->first_psn = qp->req.psn;
 	e->rd_next = 0;
+	e->rd_rereq = U32_MAX;
+	e->rd_mask = 0;
+	e->done = false;
 	switch (w->hdr.opcode) {
 	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
 	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
@@ -221,6 +241,9 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 	if (swr_wire_idle(qp)) {
 		wr->retry_left = p.retry_cnt;
 		wr->rnr_left = p.rnr_retry;
+		wr->sent_hi = e->first_psn;
+		wr->acked_psn = e->first_psn;
+		wr->nak_seen = false;
 	}
 	qp->req.psn = (qp->req.psn + e->npkts) & SWR_PSN_MASK;
 	wr->tail++;
@@ -288,11 +311,23 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	const struct swroce_send_wqe *h = &e->wqe.hdr;
 	u8 op = swr_wire_req_opcode(e, k, &ack_req);
 	const struct swr_opinfo *oi = swr_opinfo(op);
-	u64 off = (u64)k * p->mtu;
-	u32 paylen = 0, pad, hdr_len = oi->hdr_len;
+	struct swr_wire_req *wr = &qp->req.wire;
+	u32 paylen = 0, pad, hdr_len = oi->hdr_len, psn, span = 1;
 	struct sk_buff *skb;
+	u64 off;
 	u8 *x;
 
+	/* A READ asks again only for the responses not yet placed. */
+	if (h->opcode == SWROCE_WR_RDMA_READ) {
+		k = min(e->rd_next, e->npkts - 1);
+		span = e->npkts - k;
+	}
+	off = (u64)k * p->mtu;
+	psn = (e->first_psn + k) & SWR_PSN_MASK;
+	if (swr_psn_diff(psn, wr->sent_hi) < 0)
+		swr_qp_count(qp, SWR_CNT_RETRANSMITS);
+	else
+		wr->sent_hi = (psn + span) & SWR_PSN_MASK;
 	if (oi->flags & SWR_OPF_PAYLOAD) {
 		if (h->opcode == SWROCE_WR_ATOMIC_WRITE)
 			paylen = sizeof(u64);
@@ -310,14 +345,14 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 		return IB_WC_SUCCESS;	/* as if lost: the timer resends */
 	swr_bth_init((struct swr_bth *)skb->data, (rc ? SWR_OP_RC : SWR_OP_UC) | op,
 		     (h->flags & SWROCE_WQE_SOLICITED) && (oi->flags & SWR_OPF_LAST),
-		     pad, p->dqpn, e->first_psn + k, rc && ack_req);
+		     pad, p->dqpn, psn, rc && ack_req);
 	x = skb->data + sizeof(struct swr_bth);
 	if (oi->flags & SWR_OPF_RETH) {
 		struct swr_reth *reth = (struct swr_reth *)x;
 
-		reth->va = cpu_to_be64(h->rdma.remote_addr);
+		reth->va = cpu_to_be64(h->rdma.remote_addr + off);
 		reth->rkey = htonl(h->rdma.rkey);
-		reth->len = htonl((u32)e->len);
+		reth->len = htonl((u32)(e->len - off));
 		if (h->opcode == SWROCE_WR_ATOMIC_WRITE) {
 			reth->va = cpu_to_be64(h->atomic.remote_addr);
 			reth->rkey = htonl(h->atomic.rkey);
@@ -375,6 +410,15 @@ static void swr_wire_retire(struct swr_qp *qp, enum ib_wc_status status)
 	qp->req.wait_until = 0;
 }
 
+/* Complete the answered entries at the head, in order. */
+static void swr_wire_retire_done(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+
+	while (wr->head != wr->tail && swr_wire_ent(wr, wr->head)->done)
+		swr_wire_retire(qp, IB_WC_SUCCESS);
+}
+
 /* Send what is pending, up to a burst. */
 static void swr_wire_send_pending(struct swr_qp *qp,
 				  const struct swr_wire_path *p)
@@ -388,6 +432,21 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 
 	while (wr->send != wr->tail && burst-- > 0) {
 		e = swr_wire_ent(wr, wr->send);
+		if (e->done) {
+			/* Answered already (a go-back passed over it). */
+			wr->send++;
+			wr->sent = 0;
+			continue;
+		}
+		/* Packets the responder is known to have: skip them. */
+		if (rc && !swr_wire_is_rd_atomic(e->wqe.hdr.opcode) &&
+		    swr_psn_diff(e->first_psn + wr->sent, wr->acked_psn) < 0) {
+			wr->sent = min_t(u32, (wr->acked_psn - e->first_psn) &
+					 SWR_PSN_MASK, e->npkts - 1);
+			if (swr_psn_diff(e->first_psn + e->npkts - 1,
+					 wr->acked_psn) < 0)
+				wr->sent = e->npkts - 1;
+		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
@@ -416,70 +475,77 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 		swr_wire_arm(qp, p);
 }
 
-/* Go back to PSN @psn (a NAK or a timeout): resend from there. */
-static void swr_wire_go_back(struct swr_qp *qp, u32 psn)
+/*
+ * Go back to entry @i, packet @k (a NAK, a timeout, an early READ
+ * re-request): resend from there. Go-back-N: everything after it is sent
+ * again too, and the responder answers the duplicates.
+ */
+static void swr_wire_go_back(struct swr_qp *qp, u32 i, u32 k)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e = swr_wire_ent(wr, i);
+
+	wr->send = i;
+	/* READ: from rd_next (swr_wire_send_pkt()); atomics: one packet. */
+	wr->sent = swr_wire_is_rd_atomic(e->wqe.hdr.opcode) ? 0 : k;
+}
+
+/*
+ * The entry sent so far that holds @psn, or NULL: its index in *@idx.
+ * Only PSNs below sent_hi were ever sent.
+ */
+static struct swr_wire_ent *swr_wire_find(struct swr_qp *qp, u32 psn,
+					  u32 *idx)
 {
 	struct swr_wire_req *wr = &qp->req.wire;
 	struct swr_wire_ent *e;
 	u32 i;
 
+	if (swr_psn_diff(psn, wr->sent_hi) >= 0)
+		return NULL;
 	for (i = wr->head; i != wr->tail; i++) {
 		e = swr_wire_ent(wr, i);
-		if (swr_psn_diff(psn, e->first_psn) >= 0 &&
-		    swr_psn_diff(psn, e->first_psn + e->npkts) < 0) {
-			wr->send = i;
-			wr->sent = (psn - e->first_psn) & SWR_PSN_MASK;
-			if (e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ ||
-			    swr_wire_is_rd_atomic(e->wqe.hdr.opcode)) {
-				wr->sent = 0;
-				e->rd_next = 0;
-			}
-			return;
+		if (swr_psn_diff(psn, e->first_psn) < 0)
+			return NULL;
+		if (swr_psn_diff(psn, e->first_psn + e->npkts) < 0) {
+			*idx = i;
+			return e;
 		}
 	}
-	wr->send = wr->head;
-	wr->sent = 0;
-	if (wr->head != wr->tail)
-		swr_wire_ent(wr, wr->head)->rd_next = 0;
+	return NULL;
 }
 
-/* Complete the entries an ACK of @psn covers (not READs/atomics). */
-static bool swr_wire_ack_upto(struct swr_qp *qp, u32 psn)
+/*
+ * Entries before @idx that take no response are implicitly acknowledged
+ * (the responder executes in PSN order). True when one became done.
+ */
+static bool swr_wire_implicit(struct swr_qp *qp, u32 idx)
 {
 	struct swr_wire_req *wr = &qp->req.wire;
 	struct swr_wire_ent *e;
 	bool progress = false;
+	u32 i;
 
-	while (wr->head != wr->send) {
-		e = swr_wire_ent(wr, wr->head);
-		if (swr_psn_diff(psn, e->first_psn + e->npkts - 1) < 0)
-			break;
-		if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode))
-			break;
-		swr_wire_retire(qp, IB_WC_SUCCESS);
-		progress = true;
+	for (i = wr->head; i != idx; i++) {
+		e = swr_wire_ent(wr, i);
+		if (!e->done && !swr_wire_is_rd_atomic(e->wqe.hdr.opcode)) {
+			e->done = true;
+			progress = true;
+		}
 	}
 	return progress;
 }
 
-/* Entries before the one holding @psn are implicitly acknowledged. */
-static struct swr_wire_ent *swr_wire_implicit(struct swr_qp *qp, u32 psn)
+/* The first entry not answered at or before @idx. */
+static u32 swr_wire_first_open(struct swr_qp *qp, u32 idx)
 {
 	struct swr_wire_req *wr = &qp->req.wire;
-	struct swr_wire_ent *e;
+	u32 i;
 
-	while (wr->head != wr->send) {
-		e = swr_wire_ent(wr, wr->head);
-		if (swr_psn_diff(psn, e->first_psn) >= 0 &&
-		    swr_psn_diff(psn, e->first_psn + e->npkts) < 0)
-			return e;
-		if (swr_psn_diff(psn, e->first_psn) < 0)
-			return NULL;
-		if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode))
-			return NULL;
-		swr_wire_retire(qp, IB_WC_SUCCESS);
-	}
-	return NULL;
+	for (i = wr->head; i != idx; i++)
+		if (!swr_wire_ent(wr, i)->done)
+			break;
+	return i;
 }
 
 static enum ib_wc_status swr_wire_nak_status(u8 syn)
@@ -492,6 +558,177 @@ static enum ib_wc_status swr_wire_nak_status(u8 syn)
 	default:
 		return IB_WC_REM_OP_ERR;
 	}
+}
+
+static void swr_wire_count_nak(struct swr_qp *qp, u8 syn)
+{
+	switch (syn) {
+	case SWR_AETH_NAK_PSN_SEQ:
+		swr_qp_count(qp, SWR_CNT_NAK_SEQ_RCVD);
+		break;
+	case SWR_AETH_NAK_INV_REQ:
+		swr_qp_count(qp, SWR_CNT_NAK_INV_RCVD);
+		break;
+	case SWR_AETH_NAK_REM_ACC:
+		swr_qp_count(qp, SWR_CNT_NAK_ACC_RCVD);
+		break;
+	default:
+		swr_qp_count(qp, SWR_CNT_NAK_OP_RCVD);
+		break;
+	}
+}
+
+/*
+ * The responder has every PSN before @psn: forward progress when that is
+ * news, also within a message (a coalesced ACK, a NAK further on).
+ */
+static bool swr_wire_acked(struct swr_wire_req *wr, u32 psn)
+{
+	if (swr_psn_diff(psn, wr->acked_psn) <= 0)
+		return false;
+	wr->acked_psn = psn;
+	return true;
+}
+
+/* An ACK, NAK or RNR NAK for @psn. True on forward progress. */
+static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
+			     u32 psn, u8 syn)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_ent *e;
+	bool progress = false;
+	u32 i, idx;
+
+	switch (syn & SWR_AETH_TYPE_MASK) {
+	case SWR_AETH_ACK:
+		/* Coalesced: every entry ending at or before @psn. */
+		if (swr_psn_diff(psn, wr->sent_hi) >= 0) {
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
+			return false;
+		}
+		progress = swr_wire_acked(wr, (psn + 1) & SWR_PSN_MASK);
+		if (!progress)
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		for (i = wr->head; i != wr->tail; i++) {
+			e = swr_wire_ent(wr, i);
+			if (swr_psn_diff(psn, e->first_psn + e->npkts - 1) < 0)
+				break;
+			if (!e->done && !swr_wire_is_rd_atomic(e->wqe.hdr.opcode)) {
+				e->done = true;
+				progress = true;
+			}
+		}
+		return progress;
+	case SWR_AETH_RNR_NAK:
+		swr_qp_count(qp, SWR_CNT_RNR_NAK_RCVD);
+		e = swr_wire_find(qp, psn, &idx);
+		if (!e)
+			return false;
+		progress = swr_wire_implicit(qp, idx);
+		progress |= swr_wire_acked(wr, psn);
+		swr_wire_retire_done(qp);
+		if (!wr->rnr_left) {
+			if (wr->head == idx)
+				swr_wire_retire(qp, IB_WC_RNR_RETRY_EXC_ERR);
+			return progress;
+		}
+		if (wr->rnr_left != SWR_RNR_INFINITE)
+			wr->rnr_left--;
+		i = swr_wire_first_open(qp, idx);
+		swr_wire_go_back(qp, i, i == idx ?
+				 (psn - e->first_psn) & SWR_PSN_MASK : 0);
+		wr->rnr_until = ktime_get_ns() +
+			(u64)swr_wire_rnr_10us[syn & 31] * 10 * NSEC_PER_USEC;
+		wr->deadline = 0;
+		return progress;
+	case SWR_AETH_NAK:
+		swr_wire_count_nak(qp, syn);
+		e = swr_wire_find(qp, psn, &idx);
+		if (!e) {
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
+			return false;
+		}
+		progress = swr_wire_implicit(qp, idx);
+		if (syn == SWR_AETH_NAK_PSN_SEQ) {
+			/*
+			 * Act once on a NAK: the responder NAKs a PSN once,
+			 * so another for the same PSN is a duplicate or
+			 * stale (the timer covers a lost retransmission).
+			 */
+			if (wr->nak_seen && wr->nak_psn == psn)
+				return progress;
+			progress |= swr_wire_acked(wr, psn);
+			wr->nak_seen = true;
+			wr->nak_psn = psn;
+			i = swr_wire_first_open(qp, idx);
+			swr_wire_go_back(qp, i, i == idx ?
+					 (psn - e->first_psn) & SWR_PSN_MASK :
+					 0);
+			/* The timer runs from the retransmission. */
+			wr->deadline = 0;
+			return progress;
+		}
+		swr_wire_retire_done(qp);
+		if (wr->head == idx)
+			swr_wire_retire(qp, swr_wire_nak_status(syn));
+		return progress;
+	}
+	swr_qp_count(qp, SWR_CNT_DUP_RESP);
+	return false;
+}
+
+/* A READ response packet @k of @e. True on forward progress. */
+static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
+			      struct swr_wire_ent *e, u32 idx, u32 k,
+			      const struct swr_opinfo *oi, const u8 *payload,
+			      u32 paylen)
+{
+	struct swr_wire_req *wr = &qp->req.wire;
+	bool progress = false, last = k + 1 == e->npkts;
+	u32 bit;
+
+	if (e->done || k < e->rd_next || k - e->rd_next >= 64) {
+		swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		return false;
+	}
+	bit = k - e->rd_next;
+	if (e->rd_mask & BIT_ULL(bit)) {
+		swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		return false;
+	}
+	/*
+	 * The responder starts a response stream at each request, also
+	 * one asking again from rd_next: FIRST or MIDDLE anywhere but at
+	 * the end, LAST or ONLY there. Every packet but the last is full.
+	 */
+	if (!!(oi->flags & SWR_OPF_LAST) != last ||
+	    paylen != min_t(u64, e->len - (u64)k * p->mtu, p->mtu)) {
+		swr_wire_retire_done(qp);
+		if (wr->head == idx)
+			swr_wire_retire(qp, IB_WC_BAD_RESP_ERR);
+		return false;
+	}
+	if (paylen && swr_wire_sge_copy(qp, &e->wqe, (u64)k * p->mtu,
+					(u8 *)payload, paylen, true)) {
+		swr_wire_retire_done(qp);
+		if (wr->head == idx)
+			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
+		return false;
+	}
+	e->rd_mask |= BIT_ULL(bit);
+	while (e->rd_mask & 1) {
+		e->rd_mask >>= 1;
+		e->rd_next++;
+		progress = true;
+	}
+	if (e->rd_next == e->npkts) {
+		e->done = true;
+	} else if (last && e->rd_rereq != e->rd_next) {
+		/* The end came with holes before it: ask again at once. */
+		e->rd_rereq = e->rd_next;
+		swr_wire_go_back(qp, swr_wire_first_open(qp, idx), 0);
+	}
+	return progress;
 }
 
 /* One queued response. */
@@ -507,7 +744,8 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 	struct swr_wire_req *wr = &qp->req.wire;
 	const struct swr_opinfo *oi = swr_opinfo(bth->opcode);
 	struct swr_wire_ent *e;
-	u32 aeth = 0, k;
+	bool progress = false;
+	u32 aeth = 0, idx;
 	u64 orig;
 	u8 syn;
 
@@ -518,94 +756,59 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 
 	switch (op) {
 	case SWR_OP_ACK:
-		switch (syn & SWR_AETH_TYPE_MASK) {
-		case SWR_AETH_ACK:
-			if (swr_wire_ack_upto(qp, psn)) {
-				wr->retry_left = p->retry_cnt;
-				wr->rnr_left = p->rnr_retry;
-				wr->deadline = 0;
-				swr_wire_arm(qp, p);
-			}
-			break;
-		case SWR_AETH_RNR_NAK:
-			e = swr_wire_implicit(qp, psn);
-			if (!e)
-				break;
-			swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
-			if (!wr->rnr_left) {
-				swr_wire_retire(qp, IB_WC_RNR_RETRY_EXC_ERR);
-				break;
-			}
-			if (wr->rnr_left != SWR_RNR_INFINITE)
-				wr->rnr_left--;
-			swr_wire_go_back(qp, psn);
-			wr->rnr_until = ktime_get_ns() +
-				(u64)swr_wire_rnr_10us[syn & 31] * 10 *
-				NSEC_PER_USEC;
-			wr->deadline = 0;
-			break;
-		case SWR_AETH_NAK:
-			e = swr_wire_implicit(qp, psn);
-			if (!e)
-				break;
-			if (syn == SWR_AETH_NAK_PSN_SEQ) {
-				swr_wire_go_back(qp, psn);
-				break;
-			}
-			swr_wire_retire(qp, swr_wire_nak_status(syn));
-			break;
-		}
+		progress = swr_wire_req_ack(qp, p, psn, syn);
 		break;
 
 	case SWR_OP_READ_RESP_FIRST:
 	case SWR_OP_READ_RESP_MIDDLE:
 	case SWR_OP_READ_RESP_LAST:
 	case SWR_OP_READ_RESP_ONLY:
-		e = swr_wire_implicit(qp, psn);
-		if (!e || e->wqe.hdr.opcode != SWROCE_WR_RDMA_READ ||
-		    e != swr_wire_ent(wr, wr->head))
-			break;
-		k = (psn - e->first_psn) & SWR_PSN_MASK;
-		if (k != e->rd_next)
-			break;	/* out of order: the timer resends */
-		if ((oi->flags & SWR_OPF_LAST) != (k + 1 == e->npkts ?
-						   SWR_OPF_LAST : 0) ||
-		    cb->paylen != min_t(u64, e->len - (u64)k * p->mtu, p->mtu)) {
-			swr_wire_retire(qp, IB_WC_BAD_RESP_ERR);
+		e = swr_wire_find(qp, psn, &idx);
+		if (!e || e->wqe.hdr.opcode != SWROCE_WR_RDMA_READ) {
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			break;
 		}
-		if (cb->paylen &&
-		    swr_wire_sge_copy(qp, &e->wqe, (u64)k * p->mtu,
-				      (u8 *)payload, cb->paylen, true)) {
-			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
-			break;
-		}
-		e->rd_next++;
-		if (e->rd_next == e->npkts) {
-			wr->retry_left = p->retry_cnt;
-			wr->deadline = 0;
-			swr_wire_retire(qp, IB_WC_SUCCESS);
-			swr_wire_arm(qp, p);
-		}
+		progress = swr_wire_implicit(qp, idx);
+		progress |= swr_wire_req_read(qp, p, e, idx,
+					      (psn - e->first_psn) &
+					      SWR_PSN_MASK, oi, payload,
+					      cb->paylen);
 		break;
 
 	case SWR_OP_ATOMIC_ACK:
-		e = swr_wire_implicit(qp, psn);
-		if (!e || e != swr_wire_ent(wr, wr->head) ||
+		e = swr_wire_find(qp, psn, &idx);
+		if (!e || e->done ||
 		    (e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_CMP_AND_SWP &&
-		     e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_FETCH_AND_ADD))
+		     e->wqe.hdr.opcode != SWROCE_WR_ATOMIC_FETCH_AND_ADD)) {
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			break;
+		}
+		progress = swr_wire_implicit(qp, idx);
 		orig = get_unaligned_be64(hdr + sizeof(*bth) +
 					  sizeof(struct swr_aeth));
 		if (swr_wire_sge_copy(qp, &e->wqe, 0, (u8 *)&orig,
 				      sizeof(orig), true)) {
-			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
+			swr_wire_retire_done(qp);
+			if (wr->head == idx)
+				swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
 			break;
 		}
-		wr->deadline = 0;
-		swr_wire_retire(qp, IB_WC_SUCCESS);
-		swr_wire_arm(qp, p);
+		e->done = true;
+		progress = true;
 		break;
+	default:
+		swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		break;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return;
+	swr_wire_retire_done(qp);
+	if (progress) {
+		/* Forward progress restarts the retry counts and timer. */
+		wr->retry_left = p->retry_cnt;
+		wr->rnr_left = p->rnr_retry;
+		wr->deadline = 0;
+		swr_wire_arm(qp, p);
 	}
 }
 
@@ -625,8 +828,11 @@ void swr_wire_poll(struct swr_qp *qp)
 	}
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(skb, next, list, ll_node) {
-		if (p.state != IB_QPS_ERR && !swr_wire_idle(qp))
+		if (p.state != IB_QPS_ERR && READ_ONCE(qp->state) != IB_QPS_ERR &&
+		    !swr_wire_idle(qp))
 			swr_wire_req_rx(qp, skb, &p);
+		else
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 		consume_skb(skb);
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR || swr_wire_idle(qp))
@@ -641,15 +847,22 @@ void swr_wire_poll(struct swr_qp *qp)
 		wr->rnr_until = 0;
 	}
 	if (wr->deadline && now >= wr->deadline) {
+		swr_qp_count(qp, SWR_CNT_TIMEOUTS);
 		if (!wr->retry_left) {
 			swr_wire_retire(qp, IB_WC_RETRY_EXC_ERR);
 			return;
 		}
 		wr->retry_left--;
-		swr_wire_go_back(qp, swr_wire_ent(wr, wr->head)->first_psn);
+		/* The head is the oldest entry not answered. */
+		swr_wire_go_back(qp, wr->head, 0);
+		wr->nak_seen = false;
 		wr->deadline = 0;
 	}
 	swr_wire_send_pending(qp, &p);
+	/* Outstanding and nothing left to send: the timer must run. */
+	if (qp->ibqp.qp_type == IB_QPT_RC && !wr->deadline &&
+	    READ_ONCE(qp->state) != IB_QPS_ERR)
+		swr_wire_arm(qp, &p);
 	if (wr->deadline)
 		swr_poll_deadline(swr_qp_dev(qp), wr->deadline);
 }
@@ -840,6 +1053,32 @@ static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
 	swr_recv_complete(qp, &cqe, se);
 }
 
+/* The saved result of the atomic at @psn, or NULL. */
+static const struct swr_wire_atomic *
+swr_wire_atomic_find(const struct swr_wire_resp *ws, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ws->atomic); i++)
+		if (ws->atomic[i].valid && ws->atomic[i].psn == psn)
+			return &ws->atomic[i];
+	return NULL;
+}
+
+/* Keep the last max_dest_rd_atomic atomic results (at least one). */
+static void swr_wire_atomic_save(struct swr_wire_resp *ws,
+				 const struct swr_wire_path *p, u32 psn,
+				 u64 orig)
+{
+	u32 n = clamp_t(u32, p->max_dest_rd_atomic, 1, ARRAY_SIZE(ws->atomic));
+	struct swr_wire_atomic *sa = &ws->atomic[ws->atomic_next % n];
+
+	sa->psn = psn;
+	sa->orig = orig;
+	sa->valid = true;
+	ws->atomic_next = (ws->atomic_next + 1) % n;
+}
+
 /*
  * A request packet at @qp (resp_lock held). Returns the NAK syndrome to
  * send (0: none), having sent any ACK or response itself.
@@ -884,14 +1123,24 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 
 	diff = swr_psn_diff(rx->psn, qp->resp.psn);
 	if (rc && diff > 0) {
-		if (!ws->nak_sent)
+		/* Packets were lost (or come reordered): NAK once. */
+		swr_qp_count(qp, SWR_CNT_OUT_OF_SEQ);
+		if (!ws->nak_sent) {
+			swr_qp_count(qp, SWR_CNT_NAK_SEQ_SENT);
 			swr_wire_send_ack(qp, p, qp->resp.psn,
 					  SWR_AETH_NAK_PSN_SEQ, ws->msn, NULL);
+		}
 		ws->nak_sent = true;
 		return;
 	}
 	if (rc && diff < 0) {
-		/* A duplicate: the requester lost our answer. */
+		/*
+		 * A duplicate: the requester lost our answer. SENDs and
+		 * WRITEs are acknowledged again without placing anything,
+		 * READs executed again, atomics answered from the saved
+		 * result, never executed twice.
+		 */
+		swr_qp_count(qp, SWR_CNT_DUP_REQ);
 		if (op == SWR_OP_READ_REQ && (p->access & IB_ACCESS_REMOTE_READ)) {
 			va = be64_to_cpu(reth->va);
 			if (!ntohl(reth->len))
@@ -906,10 +1155,14 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 					   rx->psn, ws->msn);
 			swr_mr_put(mr);
 		} else if (atm) {
-			if (ws->atomic_valid && ws->atomic_psn == rx->psn)
+			const struct swr_wire_atomic *sa =
+				swr_wire_atomic_find(ws, rx->psn);
+
+			if (sa)
 				swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK,
-						  ws->msn, &ws->atomic_orig);
-		} else {
+						  ws->msn, &sa->orig);
+		} else if (ack_req || (oi->flags & SWR_OPF_LAST)) {
+			/* Coalesced: only where the requester asks. */
 			swr_wire_send_ack(qp, p, (qp->resp.psn - 1) &
 					  SWR_PSN_MASK, SWR_AETH_ACK, ws->msn,
 					  NULL);
@@ -1149,9 +1402,7 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 		swr_mr_unmap_atomic(mr, w64);
 		swr_mr_put(mr);
 		ws->msn++;
-		ws->atomic_valid = true;
-		ws->atomic_psn = rx->psn;
-		ws->atomic_orig = orig;
+		swr_wire_atomic_save(ws, p, rx->psn, orig);
 		qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
 		swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK, ws->msn, &orig);
 		return;
@@ -1170,6 +1421,17 @@ nak:
 	if (!rc) {
 		ws->cur = 0;
 		return;
+	}
+	switch (nak) {
+	case SWR_AETH_NAK_INV_REQ:
+		swr_qp_count(qp, SWR_CNT_NAK_INV_SENT);
+		break;
+	case SWR_AETH_NAK_REM_ACC:
+		swr_qp_count(qp, SWR_CNT_NAK_ACC_SENT);
+		break;
+	default:
+		swr_qp_count(qp, SWR_CNT_NAK_OP_SENT);
+		break;
 	}
 	swr_wire_send_ack(qp, p, rx->psn, nak, ws->msn, NULL);
 	swr_qp_set_error(qp, false);

@@ -11,7 +11,7 @@
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, counters, disassoc,
-# wire, fuzz, mcast, suite, bench-smoke, unload.
+# wire, fuzz, mcast, loss, suite, bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -118,6 +118,8 @@ step wire selftests/swroce_wire.sh
 step fuzz selftests/swroce_fuzz.sh
 # UD multicast across two namespaces (swroce_mcast.c).
 step mcast selftests/swroce_mcast.sh
+# RC reliability under netem loss, reordering, duplication; exhaustion.
+step loss selftests/swroce_loss.sh
 
 if [ $run_suite = 1 ] && want suite; then
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth1 ||

@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RC reliability across a lossy link (selftests/swroce_loss.sh builds the
+ * topology and sets the netem impairment; this program does the traffic).
+ *
+ *   swroce_loss move MIB EXPECT  RDMA WRITE, RDMA READ, SEND and FETCH_ADD
+ *                             mixed on NQP RC QPs (half of them in each
+ *                             direction), WINDOW WRs outstanding per QP,
+ *                             until MIB MiB have moved. Every byte is
+ *                             checked against a pattern derived from the
+ *                             QP, the WR number and the offset; every WR
+ *                             completes once, in order, successfully; the
+ *                             FETCH_ADD counters end at the number issued
+ *                             and every returned value is distinct.
+ *                             EXPECT: "clean" (no reliability counter
+ *                             moves) or the counters that must rise
+ *                             ("!name": one that must not).
+ *   swroce_loss rdatomic      max_rd_atomic 1 against max_dest_rd_atomic
+ *                             1: a burst of READs and FETCH_ADDs completes
+ *                             (the requester keeps to one outstanding; the
+ *                             responder would refuse a second).
+ *   swroce_loss retry         (the peer is unreachable) one WRITE fails
+ *                             with RETRY_EXC_ERR after retry_cnt retries,
+ *                             in the time the timeout predicts.
+ *   swroce_loss rnr           (no receive posted) one SEND fails with
+ *                             RNR_RETRY_EXC_ERR after rnr_retry retries,
+ *                             in the time min_rnr_timer predicts.
+ *
+ * Devices: SWR_LOSS_A and SWR_LOSS_B (one process opens both; the packets
+ * cross the veth between their namespaces). Figures are TAP comments
+ * ("# ..."); the exit status is the verdict (0 pass, 1 fail, 4 skip).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "swr_qp_test.h"
+
+#define NQP		4
+#define WINDOW		8		/* WRs outstanding per QP */
+#define MAXMSG		(64 * 1024)
+#define NRECV		32		/* receives posted per QP */
+#define SLOT(i)		((size_t)(i) * MAXMSG)
+/* Per QP and side: WINDOW message slots, NRECV receive slots. */
+#define QPBUF		(SLOT(WINDOW) + SLOT(NRECV))
+#define CNT_OFF		((size_t)NQP * QPBUF)	/* the FETCH_ADD target */
+#define BUFSZ		(CNT_OFF + 4096)
+/* Receive wr_ids carry this bit (wc.opcode is undefined on errors). */
+#define RECV_TAG	(1ULL << 40)
+
+static int failures;
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (failures++ > 20)
+		return;
+	printf("# FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct dev {
+	const char *name;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	int gid_index;
+	union ibv_gid gid;
+	enum ibv_mtu mtu;
+};
+
+static int dev_open(struct dev *d, const char *name)
+{
+	struct ibv_port_attr pa;
+
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->ctx = swr_open_dev(name);
+	if (!d->ctx)
+		return -ENODEV;
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->cq = ibv_create_cq(d->ctx, 4096, NULL, NULL, 0);
+	if (!d->pd || !d->cq)
+		return -errno;
+	d->buf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (d->buf == MAP_FAILED)
+		return -errno;
+	d->mr = ibv_reg_mr(d->pd, d->buf, BUFSZ, SWR_ALL_ACCESS);
+	if (!d->mr)
+		return -errno;
+	if (ibv_query_port(d->ctx, 1, &pa))
+		return -errno;
+	d->mtu = pa.active_mtu < IBV_MTU_1024 ? pa.active_mtu : IBV_MTU_1024;
+	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
+}
+
+struct qpopt {
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint32_t psn;
+};
+
+static struct ibv_qp *qp_create(struct dev *d)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = d->cq, .recv_cq = d->cq,
+		.cap = {
+			.max_send_wr = 2 * WINDOW, .max_recv_wr = NRECV,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+
+	return ibv_create_qp(d->pd, &a);
+}
+
+/* @qp of @d to RTS towards @rqpn on @r. */
+static int qp_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
+		      struct dev *r, const struct qpopt *o)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = SWR_ALL_ACCESS;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = d->mtu < r->mtu ? d->mtu : r->mtu;
+	a.dest_qp_num = rqpn;
+	a.rq_psn = o->psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = r->gid;
+	a.ah_attr.grh.sgid_index = d->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.max_dest_rd_atomic = o->max_dest_rd_atomic;
+	a.min_rnr_timer = o->min_rnr_timer;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = o->psn;
+	a.timeout = o->timeout;
+	a.retry_cnt = o->retry_cnt;
+	a.rnr_retry = o->rnr_retry;
+	a.max_rd_atomic = o->max_rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Counters ------------------------------------------------------------------ */
+
+static const char *const cnames[] = {
+	"retransmits", "ack_timeouts", "nak_seq_sent", "nak_seq_rcvd",
+	"dup_requests", "out_of_sequence", "dup_responses", "rx_dropped",
+	"rnr_nak_rcvd", "rnr_nak", "nak_inv_req_sent", "nak_inv_req_rcvd",
+	"retry_exceeded", "tx_pkts", "tx_dropped", "rx_pkts",
+};
+#define NCNT	(sizeof(cnames) / sizeof(cnames[0]))
+
+static long long cnt_read(const char *dev, const char *name)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	if (swr_read_line(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* Both devices' counters, summed (the core caches them for a jiffy). */
+static void cnt_snap(struct dev *a, struct dev *b, long long *v)
+{
+	unsigned int i;
+
+	usleep(20000);
+	for (i = 0; i < NCNT; i++)
+		v[i] = cnt_read(a->name, cnames[i]) +
+		       cnt_read(b->name, cnames[i]);
+}
+
+static long long cnt_delta(const long long *v0, const long long *v1,
+			   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCNT; i++)
+		if (!strcmp(cnames[i], name))
+			return v1[i] - v0[i];
+	return -1;
+}
+
+static void cnt_print(const long long *v0, const long long *v1)
+{
+	unsigned int i;
+
+	printf("# counters (both ends):");
+	for (i = 0; i < NCNT; i++)
+		printf(" %s=%lld", cnames[i], v1[i] - v0[i]);
+	printf("\n");
+}
+
+/* The pattern ---------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Message bytes of WR @wr on QP @q: a function of both and the offset. */
+static void pat_fill(uint8_t *p, uint32_t len, uint32_t q, uint64_t wr)
+{
+	uint64_t base = mix(((uint64_t)q << 48) ^ wr ^ 0x5157524f4345ULL);
+	uint32_t i;
+	uint64_t w;
+
+	for (i = 0; i < len; i += 8) {
+		w = mix(base + i);
+		memcpy(p + i, &w, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* Offset of the first wrong byte, or -1. */
+static long pat_check(const uint8_t *p, uint32_t len, uint32_t q, uint64_t wr)
+{
+	uint64_t base = mix(((uint64_t)q << 48) ^ wr ^ 0x5157524f4345ULL);
+	uint32_t i, n, j;
+	uint64_t w;
+
+	for (i = 0; i < len; i += 8) {
+		w = mix(base + i);
+		n = len - i < 8 ? len - i : 8;
+		if (memcmp(p + i, &w, n))
+			for (j = 0; j < n; j++)
+				if (p[i + j] != ((uint8_t *)&w)[j])
+					return i + j;
+	}
+	return -1;
+}
+
+/* The mixed traffic ---------------------------------------------------------- */
+
+enum { OP_WRITE, OP_READ, OP_SEND, OP_FADD };
+static const char *const opname[] = { "WRITE", "READ", "SEND", "FETCH_ADD" };
+
+/* The op and length of WR @wr on QP @q. */
+static void wr_shape(uint32_t q, uint64_t wr, int *op, uint32_t *len)
+{
+	static const uint32_t sizes[] = {
+		1, 8, 333, 1024, 1025, 4096, 8191, 16384, 30000, 65536,
+		65536, 65536, 49152, 12345, 2048, 65535,
+	};
+	uint64_t h = mix(wr * 131 + q);
+
+	switch (h % 8) {
+	case 0: case 1: case 2:
+		*op = OP_WRITE;
+		break;
+	case 3: case 4:
+		*op = OP_READ;
+		break;
+	case 5: case 6:
+		*op = OP_SEND;
+		break;
+	default:
+		*op = OP_FADD;
+		break;
+	}
+	*len = *op == OP_FADD ? 8 : sizes[(h >> 8) % 16];
+}
+
+struct lqp {
+	uint32_t q;
+	struct dev *rd, *rs;	/* requester's and responder's device */
+	struct ibv_qp *rq, *sq;	/* requester's QP, responder's QP */
+	uint8_t *rbuf, *sbuf;	/* this QP's area on each */
+	uint64_t *counter;	/* FETCH_ADD target, on the responder */
+	uint64_t posted, done;	/* WR numbers */
+	uint64_t sends_posted, sends_recvd;
+	uint64_t slot_wr[WINDOW];
+	uint64_t recv_wr[NRECV];	/* receive slot -> send number */
+	uint64_t send_of[WINDOW];	/* slot -> send number */
+	uint32_t recv_posted;
+};
+
+static struct lqp lq[NQP];
+static uint8_t *fadd_seen[2];	/* per counter: returned values */
+static uint64_t fadd_issued[2], fadd_max;
+static uint64_t bytes_moved;
+
+static int post_recv(struct lqp *l, uint32_t slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(l->sbuf + SLOT(WINDOW) + SLOT(slot)),
+		.length = MAXMSG, .lkey = l->rs->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = RECV_TAG | ((uint64_t)l->q << 32) | slot,
+		.sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	memset(l->sbuf + SLOT(WINDOW) + SLOT(slot), 0xa5, 64);
+	return ibv_post_recv(l->sq, &wr, &bad);
+}
+
+static int post_one(struct lqp *l)
+{
+	uint64_t w = l->posted;
+	uint32_t slot = w % WINDOW, len;
+	uint8_t *lbuf = l->rbuf + SLOT(slot), *rbuf = l->sbuf + SLOT(slot);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)lbuf, .lkey = l->rd->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = ((uint64_t)l->q << 32) | (uint32_t)w,
+		.sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int op;
+
+	wr_shape(l->q, w, &op, &len);
+	sge.length = len;
+	switch (op) {
+	case OP_WRITE:
+		pat_fill(lbuf, len, l->q, w);
+		memset(rbuf, 0x5a, len);	/* stale bytes must not pass */
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = (uintptr_t)rbuf;
+		wr.wr.rdma.rkey = l->rs->mr->rkey;
+		break;
+	case OP_READ:
+		pat_fill(rbuf, len, l->q, w);
+		memset(lbuf, 0x5a, len);
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = (uintptr_t)rbuf;
+		wr.wr.rdma.rkey = l->rs->mr->rkey;
+		break;
+	case OP_SEND:
+		pat_fill(lbuf, len, l->q, w);
+		wr.opcode = IBV_WR_SEND;
+		l->send_of[slot] = l->sends_posted++;
+		break;
+	default:
+		memset(lbuf, 0x5a, 8);
+		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)l->counter;
+		wr.wr.atomic.rkey = l->rs->mr->rkey;
+		wr.wr.atomic.compare_add = 1;
+		fadd_issued[l->q & 1]++;
+		break;
+	}
+	l->slot_wr[slot] = w;
+	l->posted++;
+	return ibv_post_send(l->rq, &wr, &bad);
+}
+
+/* A requester completion of @l: in order, once, with the right data. */
+static void req_done(struct lqp *l, const struct ibv_wc *wc)
+{
+	uint64_t w = l->done;
+	uint32_t slot = w % WINDOW, len;
+	uint8_t *lbuf = l->rbuf + SLOT(slot), *rbuf = l->sbuf + SLOT(slot);
+	uint64_t v;
+	long bad;
+	int op;
+
+	if ((uint32_t)wc->wr_id != (uint32_t)w || w >= l->posted) {
+		fail("qp %u: completion wr %u, expected %" PRIu64 " (posted %"
+		     PRIu64 ")", l->q, (uint32_t)wc->wr_id, w, l->posted);
+		return;
+	}
+	l->done++;
+	if (wc->status != IBV_WC_SUCCESS) {
+		fail("qp %u wr %" PRIu64 ": status %s", l->q, w,
+		     ibv_wc_status_str(wc->status));
+		return;
+	}
+	wr_shape(l->q, w, &op, &len);
+	bytes_moved += len;
+	switch (op) {
+	case OP_WRITE:
+		bad = pat_check(rbuf, len, l->q, w);
+		break;
+	case OP_READ:
+		bad = pat_check(lbuf, len, l->q, w);
+		break;
+	case OP_SEND:
+		bad = -1;	/* checked at the receive */
+		break;
+	default:
+		memcpy(&v, lbuf, 8);
+		bad = -1;
+		if (v >= fadd_max) {
+			fail("qp %u wr %" PRIu64 ": FETCH_ADD returned %" PRIu64,
+			     l->q, w, v);
+		} else if (fadd_seen[l->q & 1][v]++) {
+			fail("qp %u wr %" PRIu64
+			     ": FETCH_ADD returned %" PRIu64 " twice",
+			     l->q, w, v);
+		}
+		break;
+	}
+	if (bad >= 0)
+		fail("qp %u wr %" PRIu64 " %s len %u: byte %ld wrong", l->q, w,
+		     opname[op], len, bad);
+}
+
+/* A receive completion: the next SEND of its QP, data checked. */
+static void recv_done(struct lqp *l, const struct ibv_wc *wc)
+{
+	uint32_t slot = (uint32_t)wc->wr_id, len;
+	uint64_t w;
+	long bad;
+	int op;
+
+	if (slot != l->sends_recvd % NRECV) {
+		fail("qp %u: receive slot %u, expected %" PRIu64, l->q, slot,
+		     l->sends_recvd % NRECV);
+		return;
+	}
+	l->sends_recvd++;
+	if (wc->status != IBV_WC_SUCCESS) {
+		fail("qp %u: receive status %s", l->q,
+		     ibv_wc_status_str(wc->status));
+		return;
+	}
+	/* Which WR was the n-th SEND of this QP: walk the shapes. */
+	w = l->recv_wr[slot];
+	wr_shape(l->q, w, &op, &len);
+	if (op != OP_SEND) {
+		fail("qp %u: receive for a non-SEND", l->q);
+		return;
+	}
+	if (wc->byte_len != len) {
+		fail("qp %u send wr %" PRIu64 ": byte_len %u, want %u", l->q, w,
+		     wc->byte_len, len);
+		return;
+	}
+	bad = pat_check(l->sbuf + SLOT(WINDOW) + SLOT(slot), len, l->q, w);
+	if (bad >= 0)
+		fail("qp %u send wr %" PRIu64 " len %u: byte %ld wrong", l->q,
+		     w, len, bad);
+	if (post_recv(l, slot))
+		fail("qp %u: post_recv", l->q);
+}
+
+/* WR numbers of the SENDs in order, for the receive side. */
+static uint64_t *send_list[NQP];
+static uint64_t send_list_len[NQP];
+
+/*
+ * @expect: "clean" - no reliability counter may move; otherwise a comma
+ * separated list of counters that must have risen.
+ */
+static void expect_counters(const long long *c0, const long long *c1,
+			    const char *expect)
+{
+	static const char *const rel[] = {
+		"retransmits", "ack_timeouts", "nak_seq_sent", "nak_seq_rcvd",
+		"dup_requests", "out_of_sequence", "dup_responses",
+		"rx_dropped",
+	};
+	char buf[256], *tok, *save;
+	unsigned int i;
+
+	if (!strcmp(expect, "clean")) {
+		/*
+		 * A guest CPU descheduled by a busy host for longer than the
+		 * timeout (~67 ms) expires the timer without any loss: a few
+		 * such timeouts, and the retransmissions and duplicates they
+		 * cause, are reported, not failed. Nothing else may move.
+		 */
+		long long tmo = cnt_delta(c0, c1, "ack_timeouts");
+
+		if (tmo > 0 && tmo <= 4)
+			printf("# %lld spurious ACK timeout(s) (guest CPU "
+			       "starved): their retransmissions tolerated\n",
+			       tmo);
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if (tmo > 0 && tmo <= 4 &&
+			    (!strcmp(rel[i], "ack_timeouts") ||
+			     !strcmp(rel[i], "retransmits") ||
+			     !strcmp(rel[i], "dup_requests") ||
+			     !strcmp(rel[i], "dup_responses")))
+				continue;
+			if (cnt_delta(c0, c1, rel[i]))
+				fail("%s rose by %lld without impairment",
+				     rel[i], cnt_delta(c0, c1, rel[i]));
+		}
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", expect);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*tok == '!') {
+			if (cnt_delta(c0, c1, tok + 1))
+				fail("%s rose by %lld", tok + 1,
+				     cnt_delta(c0, c1, tok + 1));
+		} else if (cnt_delta(c0, c1, tok) <= 0) {
+			fail("%s did not rise", tok);
+		}
+	}
+}
+
+static int do_move(struct dev *a, struct dev *b, uint64_t target,
+		   const char *expect)
+{
+	struct qpopt o = {
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = 4, .psn = 0xffff00,
+	};
+	struct ibv_wc wc[64];
+	long long c0[NCNT], c1[NCNT];
+	uint64_t total_wr, est, i, j;
+	double t0, t1, last;
+	uint32_t q, k;
+	int n, op;
+	uint32_t len;
+	struct dev *cqs[2] = { a, b };
+
+	/*
+	 * timeout 14: 67 ms; seven retries ride out 0.5 s without progress
+	 * (a busy host deschedules the guest's CPUs for longer than 8 x 34
+	 * ms at 13). SWR_LOSS_TIMEOUT overrides it for experiments.
+	 */
+	if (getenv("SWR_LOSS_TIMEOUT"))
+		o.timeout = atoi(getenv("SWR_LOSS_TIMEOUT"));
+
+	/* How many WRs per QP move @target bytes (in all QPs). */
+	for (total_wr = 0, est = 0; est < target; total_wr++)
+		for (q = 0; q < NQP; q++) {
+			wr_shape(q, total_wr, &op, &len);
+			est += len;
+		}
+	fadd_max = total_wr * NQP + 1;
+	for (k = 0; k < 2; k++)
+		fadd_seen[k] = calloc(fadd_max, 1);
+	for (q = 0; q < NQP; q++) {
+		struct lqp *l = &lq[q];
+
+		l->q = q;
+		l->rd = q & 1 ? b : a;
+		l->rs = q & 1 ? a : b;
+		l->rq = qp_create(l->rd);
+		l->sq = qp_create(l->rs);
+		if (!l->rq || !l->sq) {
+			fail("create qp: %s", strerror(errno));
+			return 1;
+		}
+		l->rbuf = l->rd->buf + q * QPBUF;
+		l->sbuf = l->rs->buf + q * QPBUF;
+		l->counter = (uint64_t *)(l->rs->buf + CNT_OFF + 8 * (q & 1));
+		*l->counter = 0;
+		if (qp_connect(l->rq, l->rd, l->sq->qp_num, l->rs, &o) ||
+		    qp_connect(l->sq, l->rs, l->rq->qp_num, l->rd, &o)) {
+			fail("connect qp %u: %s", q, strerror(errno));
+			return 1;
+		}
+		send_list[q] = calloc(total_wr, sizeof(uint64_t));
+		for (i = 0, j = 0; i < total_wr; i++) {
+			wr_shape(q, i, &op, &len);
+			if (op == OP_SEND)
+				send_list[q][j++] = i;
+		}
+		send_list_len[q] = j;
+		for (k = 0; k < NRECV; k++) {
+			l->recv_wr[k] = k < j ? send_list[q][k] : ~0ULL;
+			if (post_recv(l, k)) {
+				fail("post_recv");
+				return 1;
+			}
+		}
+	}
+
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	last = t0;
+	for (;;) {
+		bool busy = false;
+
+		for (q = 0; q < NQP; q++) {
+			struct lqp *l = &lq[q];
+
+			while (l->posted < total_wr &&
+			       l->posted - l->done < WINDOW)
+				if (post_one(l)) {
+					fail("post_send qp %u", q);
+					return 1;
+				}
+			if (l->done < total_wr ||
+			    l->sends_recvd < send_list_len[q])
+				busy = true;
+		}
+		if (!busy || failures)
+			break;
+		for (k = 0; k < 2; k++) {
+			n = ibv_poll_cq(cqs[k]->cq, 64, wc);
+			if (n < 0) {
+				fail("poll_cq");
+				return 1;
+			}
+			for (i = 0; i < (uint64_t)n; i++) {
+				struct lqp *l = &lq[wc[i].wr_id >> 32 & 0xff];
+
+				if ((wc[i].wr_id >> 32 & 0xff) >= NQP ||
+				    (wc[i].wr_id & RECV_TAG &&
+				     (uint32_t)wc[i].wr_id >= NRECV)) {
+					fail("bad wr_id %" PRIx64, wc[i].wr_id);
+					continue;
+				}
+				if (wc[i].wr_id & RECV_TAG) {
+					uint32_t s = (uint32_t)wc[i].wr_id;
+					uint64_t nx = l->sends_recvd + NRECV;
+
+					recv_done(l, &wc[i]);
+					l->recv_wr[s] = nx < send_list_len[l->q] ?
+						send_list[l->q][nx] : ~0ULL;
+				} else {
+					req_done(l, &wc[i]);
+				}
+				last = now_s();
+			}
+		}
+		if (now_s() - last > 30) {
+			fail("no completion for 30 s");
+			for (q = 0; q < NQP; q++)
+				printf("# qp %u: posted %" PRIu64 " done %"
+				       PRIu64 " recvd %" PRIu64 "/%" PRIu64 "\n",
+				       q, lq[q].posted, lq[q].done,
+				       lq[q].sends_recvd, send_list_len[q]);
+			break;
+		}
+	}
+	t1 = now_s();
+	cnt_snap(a, b, c1);
+
+	for (k = 0; k < 2; k++) {
+		/* counter k lives on the responder of the QPs q & 1 == k */
+		uint64_t *c = (uint64_t *)((k ? a : b)->buf + CNT_OFF + 8 * k);
+
+		if (!failures && *c != fadd_issued[k])
+			fail("FETCH_ADD counter %u: %" PRIu64 ", issued %" PRIu64,
+			     k, *c, fadd_issued[k]);
+		printf("# FETCH_ADD counter %u: %" PRIu64 " (issued %" PRIu64
+		       ")\n", k, *c, fadd_issued[k]);
+	}
+	printf("# moved %" PRIu64 " bytes in %" PRIu64 " WRs in %.2f s: %.2f MB/s\n",
+	       bytes_moved, total_wr * NQP, t1 - t0,
+	       bytes_moved / (t1 - t0) / 1e6);
+	cnt_print(c0, c1);
+	expect_counters(c0, c1, expect);
+	if (bytes_moved < target && !failures)
+		fail("moved %" PRIu64 " < %" PRIu64, bytes_moved, target);
+	for (q = 0; q < NQP; q++) {
+		ibv_destroy_qp(lq[q].rq);
+		ibv_destroy_qp(lq[q].sq);
+	}
+	return failures ? 1 : 0;
+}
+
+/* max_rd_atomic 1 vs max_dest_rd_atomic 1: everything still completes. */
+static int do_rdatomic(struct dev *a, struct dev *b)
+{
+	struct qpopt o = {
+		.timeout = 12, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 1,
+		.max_dest_rd_atomic = 1, .psn = 0x123,
+	};
+	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	uint64_t *ctr = (uint64_t *)(b->buf + CNT_OFF);
+	long long c0[NCNT], c1[NCNT];
+	struct ibv_wc wc;
+	int i, n = 12;
+
+	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
+	    qp_connect(qb, b, qa->qp_num, a, &o)) {
+		fail("setup: %s", strerror(errno));
+		return 1;
+	}
+	*ctr = 1000;
+	pat_fill(b->buf, 4 * 4096, 9, 9);
+	cnt_snap(a, b, c0);
+	for (i = 0; i < n; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)a->buf + i * 4096,
+			.length = i & 1 ? 8 : 4096, .lkey = a->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		if (i & 1) {
+			wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.remote_addr = (uintptr_t)ctr;
+			wr.wr.atomic.rkey = b->mr->rkey;
+			wr.wr.atomic.compare_add = 1;
+		} else {
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.wr.rdma.remote_addr = (uintptr_t)b->buf +
+						 (i / 2 % 4) * 4096;
+			wr.wr.rdma.rkey = b->mr->rkey;
+		}
+		if (ibv_post_send(qa, &wr, &bad)) {
+			fail("post_send %d", i);
+			return 1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
+			fail("completion %d missing", i);
+			return 1;
+		}
+		if (wc.wr_id != (uint64_t)i || wc.status != IBV_WC_SUCCESS)
+			fail("completion %d: wr_id %" PRIu64 " status %s", i,
+			     wc.wr_id, ibv_wc_status_str(wc.status));
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (i & 1) {
+			memcpy(&v, a->buf + i * 4096, 8);
+			if (v != 1000 + (uint64_t)i / 2)
+				fail("FETCH_ADD %d returned %" PRIu64, i, v);
+		} else if (memcmp(a->buf + i * 4096,
+				  b->buf + (i / 2 % 4) * 4096, 4096)) {
+			fail("READ %d data", i);
+		}
+	}
+	if (*ctr != 1000 + (uint64_t)n / 2)
+		fail("counter %" PRIu64, *ctr);
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+	if (cnt_delta(c0, c1, "nak_inv_req_sent") ||
+	    cnt_delta(c0, c1, "nak_inv_req_rcvd"))
+		fail("invalid request NAKs");
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	return failures ? 1 : 0;
+}
+
+/* One WR that cannot complete; its status and elapsed time checked. */
+static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
+{
+	struct qpopt o = {
+		.timeout = 15, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = 4, .psn = 0xfffffe,
+	};
+	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	long long c0[NCNT], c1[NCNT];
+	double t0, t, want;
+	struct ibv_wc wc;
+	int ret;
+
+	if (rnr) {
+		o.rnr_retry = 3;
+		o.min_rnr_timer = 26;	/* 81.92 ms */
+		o.timeout = 18;		/* never the transport timer */
+	}
+	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
+	    qp_connect(qb, b, qa->qp_num, a, &o)) {
+		fail("setup: %s", strerror(errno));
+		return 1;
+	}
+	pat_fill(a->buf, 3000, 1, 1);
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	ret = swr_post_send1(qa, rnr ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, 77,
+			     a->buf, 3000, a->mr->lkey, (uintptr_t)b->buf,
+			     b->mr->rkey, IBV_SEND_SIGNALED);
+	if (ret) {
+		fail("post_send");
+		return 1;
+	}
+	if (swr_poll_wait(a->cq, &wc, 30000) != 1) {
+		fail("no completion in 30 s");
+		return 1;
+	}
+	t = now_s() - t0;
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+	if (rnr) {
+		/* rnr_retry waits of the timer, then the last NAK fails it. */
+		want = o.rnr_retry * 0.08192;
+		printf("# RNR_RETRY_EXC after %.3f s, predicted %.3f s\n", t,
+		       want);
+		if (wc.status != IBV_WC_RNR_RETRY_EXC_ERR)
+			fail("status %s", ibv_wc_status_str(wc.status));
+		if (cnt_delta(c0, c1, "rnr_nak_rcvd") != o.rnr_retry + 1)
+			fail("rnr_nak_rcvd rose by %lld, want %u",
+			     cnt_delta(c0, c1, "rnr_nak_rcvd"), o.rnr_retry + 1);
+	} else {
+		want = (o.retry_cnt + 1) * 4.096e-6 * (1 << o.timeout);
+		printf("# RETRY_EXC after %.3f s, predicted %.3f s\n", t, want);
+		if (wc.status != IBV_WC_RETRY_EXC_ERR)
+			fail("status %s", ibv_wc_status_str(wc.status));
+		if (cnt_delta(c0, c1, "ack_timeouts") != o.retry_cnt + 1)
+			fail("ack_timeouts rose by %lld, want %u",
+			     cnt_delta(c0, c1, "ack_timeouts"), o.retry_cnt + 1);
+		/* 3000 bytes at MTU 1024: 3 packets, sent retry_cnt times again */
+		if (cnt_delta(c0, c1, "retransmits") != 3 * o.retry_cnt)
+			fail("retransmits rose by %lld, want %u",
+			     cnt_delta(c0, c1, "retransmits"), 3 * o.retry_cnt);
+	}
+	if (wc.wr_id != 77)
+		fail("wr_id %" PRIu64, wc.wr_id);
+	if (t < want * 0.5 || t > want * 1.5)
+		fail("elapsed %.3f s outside %.3f s +-50%%", t, want);
+	/* The QP is in error: the next WR is flushed, not sent. */
+	if (swr_qp_state(qa) != IBV_QPS_ERR)
+		fail("QP state %d, want ERR", swr_qp_state(qa));
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *na = getenv("SWR_LOSS_A"), *nb = getenv("SWR_LOSS_B");
+	struct dev a, b;
+	int ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2 || !na || !nb) {
+		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
+			"move MIB EXPECT | rdatomic | retry | rnr\n", argv[0]);
+		return 4;
+	}
+	ret = dev_open(&a, na);
+	if (!ret)
+		ret = dev_open(&b, nb);
+	if (ret) {
+		printf("# open devices: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (!strcmp(argv[1], "move") && argc > 3)
+		return do_move(&a, &b, strtoull(argv[2], NULL, 0) << 20,
+			       argv[3]);
+	if (!strcmp(argv[1], "rdatomic"))
+		return do_rdatomic(&a, &b);
+	if (!strcmp(argv[1], "retry"))
+		return do_exhaust(&a, &b, false);
+	if (!strcmp(argv[1], "rnr"))
+		return do_exhaust(&a, &b, true);
+	return 4;
+}
