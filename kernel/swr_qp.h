@@ -315,6 +315,7 @@ struct swr_qp {
 	 * receive softirq (skb->ll_node) for the requester (swr_wire.c).
 	 */
 	struct llist_head wire_rxq;
+	atomic_t wire_rxq_len;	/* skbs on it, at most SWR_WIRE_RXQ_MAX */
 	/*
 	 * Set by modify_qp to ERR, by swr_qp_set_error() and by a kernel
 	 * consumer posting to a QP in ERR: the poller flushes both queues.

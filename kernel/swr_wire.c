@@ -33,6 +33,13 @@
 #include "swr_qp.h"
 
 #define SWR_WIRE_ACK_EVERY	16
+/*
+ * Responses queued for one QP's requester at most: forged or runaway
+ * responses beyond it are dropped (rx_drop_nomem) instead of growing the
+ * queue until the poller gets to it; a READ whose responses were dropped
+ * asks for them again.
+ */
+#define SWR_WIRE_RXQ_MAX	4096
 /* Packets one swr_wire_poll() sends before letting others run. */
 #define SWR_WIRE_BURST		64
 #define SWR_PSN_MASK		0xffffffU
@@ -822,12 +829,15 @@ void swr_wire_poll(struct swr_qp *qp)
 
 	list = llist_del_all(&qp->wire_rxq);
 	if (swr_wire_path(qp, &p)) {
-		llist_for_each_entry_safe(skb, next, list, ll_node)
+		llist_for_each_entry_safe(skb, next, list, ll_node) {
+			atomic_dec(&qp->wire_rxq_len);
 			kfree_skb(skb);
+		}
 		return;
 	}
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(skb, next, list, ll_node) {
+		atomic_dec(&qp->wire_rxq_len);
 		if (p.state != IB_QPS_ERR && READ_ONCE(qp->state) != IB_QPS_ERR &&
 		    !swr_wire_idle(qp))
 			swr_wire_req_rx(qp, skb, &p);
@@ -914,8 +924,10 @@ void swr_wire_qp_fini(struct swr_qp *qp)
 	struct llist_node *list = llist_del_all(&qp->wire_rxq);
 	struct sk_buff *skb, *next;
 
-	llist_for_each_entry_safe(skb, next, list, ll_node)
+	llist_for_each_entry_safe(skb, next, list, ll_node) {
+		atomic_dec(&qp->wire_rxq_len);
 		kfree_skb(skb);
+	}
 }
 
 /* Responder ------------------------------------------------------------------ */
@@ -1467,6 +1479,11 @@ bool swr_wire_rx(struct swr_rx *rx)
 		cb->hdr_off = rx->hdr - rx->skb->data;
 		cb->hdr_len = rx->op->hdr_len;
 		cb->paylen = rx->paylen;
+		if (atomic_inc_return(&qp->wire_rxq_len) > SWR_WIRE_RXQ_MAX) {
+			atomic_dec(&qp->wire_rxq_len);
+			swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM);
+			goto out;
+		}
 		llist_add(&rx->skb->ll_node, &qp->wire_rxq);
 		swr_poll_kick(sdev, false);
 		kept = true;
