@@ -10,6 +10,8 @@
 # and the plots.
 #   --smoke   one run of a few small figures (make check's bench-smoke step)
 #   --tap     print TAP for each figure (report.py --tap)
+#   --only RE only the measurements whose "CMD ARGS" (e.g. "perftest
+#             ib_write_lat 2 500") match the extended regexp RE (iterating)
 # Devices, the veth pair and the namespaces this script creates are removed
 # again; ones that exist already (run-guest.sh made swroce0) are used as is.
 #
@@ -21,11 +23,12 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 
-smoke=0 tap=0 out=
+smoke=0 tap=0 out='' only=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) smoke=1 ;;
 	--tap) tap=1 ;;
+	--only) only=$2; shift ;;
 	-o) out=$2; shift ;;
 	*) echo "usage: $0 [--smoke] [--tap] -o OUTDIR" >&2; exit 2 ;;
 	esac
@@ -108,6 +111,9 @@ measure() {
 	local devlist=$1 r d rows
 	local -A stopped=()
 	shift
+	if [ -n "$only" ] && ! grep -qE -- "$only" <<<"$*"; then
+		return 0
+	fi
 	for ((r = 1; r <= RUNS; r++)); do
 		for d in $devlist; do
 			[ -z "${stopped[$d]:-}" ] || continue
@@ -152,6 +158,7 @@ perftest() {
 	for try in 1 2; do
 		# a fresh port per run: no wait for the last one's TIME_WAIT
 		port=$((18500 + 2 * seq + try))
+		counters_read "$dev" c0
 		log=$out/logs/$dev.${fig// /_}.$port
 		timeout 90 "$test" "${args[@]}" -p "$port" >"$log.server" 2>&1 &
 		spid=$!
@@ -164,6 +171,7 @@ perftest() {
 		rc=0
 		timeout 90 "$test" "${args[@]}" -p "$port" "${dev_ip[$dev]}" >"$log.client" 2>&1 || rc=$?
 		wait "$spid" 2>/dev/null || true
+		counters_read "$dev" c1
 		# The result row starts with the message size (atomics: 8 bytes).
 		line=$(awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $c }' \
 			"$log.client" | tail -n 1)
@@ -174,11 +182,43 @@ perftest() {
 	done
 	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]]; then
 		printf '%s\t%s\t%s\n' "$line" "$fig" "$unit"
+		counters_rows "$fig"
 	elif [ "$rc" = 0 ] && [ -n "$line" ]; then
 		printf 'na\t%s\tperftest printed %s twice\n' "$fig" "$line"
 	else
 		printf 'na\t%s\t%s\n' "$fig" "$(why "$rc" "$log.client" "$log.server")"
 	fi
+}
+
+# counters_read DEV ARRAY: swroce's data-path port counters into ARRAY
+# (doorbells, poller_wakeups, wqe_consumed); nothing for other devices.
+declare -A c0 c1
+# shellcheck disable=SC2034 # arr is a nameref: the caller's array
+counters_read() {
+	local -n arr=$2
+	local k f
+	arr=()
+	for k in doorbells poller_wakeups wqe_consumed; do
+		f=/sys/class/infiniband/$1/ports/1/hw_counters/$k
+		[ -r "$f" ] && arr["$k"]=$(cat "$f")
+	done
+	return 0
+}
+
+# counters_rows FIG: per 1,000 WQEs consumed during the run (both ends: the
+# client's and the server's QPs share the device), the doorbell calls and
+# the poller's wake-ups, from the c0/c1 snapshots around it.
+counters_rows() {
+	local ops k
+	[ -n "${c1[wqe_consumed]:-}" ] || return 0
+	ops=$((c1[wqe_consumed] - c0[wqe_consumed]))
+	[ "$ops" -gt 0 ] || return 0
+	for k in doorbells poller_wakeups; do
+		printf '%s\t%s\t%s\n' \
+			"$(awk -v d=$((c1[$k] - c0[$k])) -v n="$ops" \
+				'BEGIN { printf "%.3g", 1000 * d / n }')" \
+			"$1: ${k/_/ } per 1,000 WQEs" "/1k WQEs"
+	done
 }
 
 # why RC LOG...: a one-line reason for a failed run, from the logs.
