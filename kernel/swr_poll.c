@@ -51,7 +51,8 @@
  * makes anyway, so it does the work itself: swr_poll_doorbell() runs the
  * QP's requester in the caller's context (as rdma_rxe does in its
  * post_send), and wakes the poller only when work is left over or the
- * back-off has passed. Work left over always wakes it, so nothing waits
+ * back-off has passed; then it also clears its QP's flag, as the poller
+ * takes over. Work left over always wakes it, so nothing waits
  * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
  * poller polls, the flags stay clear, and posting makes no system call.
  */
@@ -365,9 +366,18 @@ void swr_poll_doorbell(struct swr_qp *qp)
 	if (!READ_ONCE(p->need_wakeup))
 		return;
 	now = ktime_get_ns();
-	if (swr_req_has_work(qp, now) ||
-	    now >= READ_ONCE(p->backoff_until))
-		wake_up_process(p->task);
+	if (!swr_req_has_work(qp, now) &&
+	    now < READ_ONCE(p->backoff_until))
+		return;
+	/*
+	 * The poller takes over: this QP's next posts need no doorbell of
+	 * their own until the poller sets the flag again before its next
+	 * sleep (which it does before it rechecks the rings). Without this,
+	 * every post made before the woken poller gets to clear the flags
+	 * would ring too.
+	 */
+	WRITE_ONCE(qp->sq.ring->flags.idx, 0);
+	wake_up_process(p->task);
 }
 
 void swr_poll_deadline(struct swr_dev *sdev, u64 when)

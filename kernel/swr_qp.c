@@ -907,7 +907,7 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	swr_qp_count(qp, SWR_CNT_DOORBELLS);
 	/*
 	 * The doorbell does the work itself and wakes the poller if needed
-	 * (swr_poll.c). The flag stays set: until the poller clears it,
+	 * (swr_poll.c). While the poller backs off, the flag stays set and
 	 * this QP's posts ring, and are executed, here.
 	 */
 	swr_poll_doorbell(qp);
