@@ -137,7 +137,9 @@ seq=0
 # client on the same device, the client connecting to the device's own
 # address. -F: don't refuse to run because cpufreq scaling is on (TCG).
 perftest() {
-	local dev=$1 test=$2 size=$3 iters=$4 gidx fig unit col log spid rc i line port try
+	local dev=$1 test=$2 size=$3 iters=$4 fig unit col log spid rc i line port try
+	local sdev cdev sgidx cgidx ip
+	local -a sns=() cns=()
 	shift 4
 	fig="$test $(human "$size")${*:+ $*}"
 	# bw: #bytes #iterations BW-peak BW-average MsgRate: BW-average, but
@@ -149,8 +151,20 @@ perftest() {
 	ib_atomic_bw) unit=Mpps col=5 ;;
 	*) unit=Gb/s col=4 ;;
 	esac
-	gidx=$(gid_index "$dev") || { printf 'na\t%s\tno IPv4 RoCE v2 GID\n' "$fig"; return; }
-	local args=(-d "$dev" -i 1 -x "$gidx" -F -s "$size" -n "$iters" "$@")
+	# The topology: one device, or (swroce-veth) a swroce device at each
+	# end of the veth between the namespaces, server in bench-b.
+	if [ "$dev" = swroce-veth ]; then
+		fig+=", veth between two netns"
+		sdev=swrvb cdev=swrva ip=10.78.0.2
+		sns=(ip netns exec bench-b) cns=(ip netns exec bench-a)
+	else
+		sdev=$dev cdev=$dev ip=${dev_ip[$dev]}
+	fi
+	if ! sgidx=$(gid_index "$sdev") || ! cgidx=$(gid_index "$cdev"); then
+		printf 'na\t%s\tno IPv4 RoCE v2 GID\n' "$fig"
+		return
+	fi
+	local args=(-i 1 -F -s "$size" -n "$iters" "$@")
 	case "$test" in *_bw) args+=(--report_gbits) ;; esac
 	# perftest now and then prints "inf" for every latency (seen once
 	# in ~60 rxe runs under TCG): such a run measured nothing; run it
@@ -158,20 +172,22 @@ perftest() {
 	for try in 1 2; do
 		# a fresh port per run: no wait for the last one's TIME_WAIT
 		port=$((18500 + 2 * seq + try))
-		counters_read "$dev" c0
+		counters_read c0 "$sdev" "$cdev"
 		log=$out/logs/$dev.${fig// /_}.$port
-		timeout 90 "$test" "${args[@]}" -p "$port" >"$log.server" 2>&1 &
+		timeout 90 ${sns[@]+"${sns[@]}"} "$test" -d "$sdev" -x "$sgidx" \
+			"${args[@]}" -p "$port" >"$log.server" 2>&1 &
 		spid=$!
 		# The client does not retry its TCP connect: wait for the listener.
 		for ((i = 0; i < 100; i++)); do
-			ss -ltn "sport = :$port" | grep -q LISTEN && break
+			${sns[@]+"${sns[@]}"} ss -ltn "sport = :$port" | grep -q LISTEN && break
 			kill -0 "$spid" 2>/dev/null || break
 			sleep 0.1
 		done
 		rc=0
-		timeout 90 "$test" "${args[@]}" -p "$port" "${dev_ip[$dev]}" >"$log.client" 2>&1 || rc=$?
+		timeout 90 ${cns[@]+"${cns[@]}"} "$test" -d "$cdev" -x "$cgidx" \
+			"${args[@]}" -p "$port" "$ip" >"$log.client" 2>&1 || rc=$?
 		wait "$spid" 2>/dev/null || true
-		counters_read "$dev" c1
+		counters_read c1 "$sdev" "$cdev"
 		# The result row starts with the message size (atomics: 8 bytes).
 		line=$(awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $c }' \
 			"$log.client" | tail -n 1)
@@ -190,17 +206,22 @@ perftest() {
 	fi
 }
 
-# counters_read DEV ARRAY: swroce's data-path port counters into ARRAY
-# (doorbells, poller_wakeups, wqe_consumed); nothing for other devices.
-declare -A c0 c1
+# counters_read ARRAY DEV...: swroce's data-path port counters (doorbells,
+# poller_wakeups, wqe_consumed) summed over the distinct DEVs into ARRAY;
+# nothing for devices without them (rxe).
+declare -A c0=() c1=()
 # shellcheck disable=SC2034 # arr is a nameref: the caller's array
 counters_read() {
-	local -n arr=$2
-	local k f
+	local -n arr=$1
+	local k f d
 	arr=()
-	for k in doorbells poller_wakeups wqe_consumed; do
-		f=/sys/class/infiniband/$1/ports/1/hw_counters/$k
-		[ -r "$f" ] && arr["$k"]=$(cat "$f")
+	shift
+	for d in $(printf '%s\n' "$@" | sort -u); do
+		for k in doorbells poller_wakeups wqe_consumed; do
+			f=/sys/class/infiniband/$d/ports/1/hw_counters/$k
+			[ -r "$f" ] || continue
+			arr["$k"]=$((${arr[$k]:-0} + $(cat "$f")))
+		done
 	done
 	return 0
 }
@@ -209,14 +230,15 @@ counters_read() {
 # client's and the server's QPs share the device), the doorbell calls and
 # the poller's wake-ups, from the c0/c1 snapshots around it.
 counters_rows() {
-	local ops k
+	local ops k now was
 	[ -n "${c1[wqe_consumed]:-}" ] || return 0
 	ops=$((c1[wqe_consumed] - c0[wqe_consumed]))
 	[ "$ops" -gt 0 ] || return 0
 	for k in doorbells poller_wakeups; do
+		now=${c1[$k]} was=${c0[$k]}
 		printf '%s\t%s\t%s\n' \
-			"$(awk -v d=$((c1[$k] - c0[$k])) -v n="$ops" \
-				'BEGIN { printf "%.3g", 1000 * d / n }')" \
+			"$(awk -v d=$((now - was)) -v n="$ops" \
+				'BEGIN { printf "%.4g", 1000 * d / n }')" \
 			"$1: ${k/_/ } per 1,000 WQEs" "/1k WQEs"
 	done
 }
@@ -293,7 +315,11 @@ print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_se
 	wait 2>/dev/null || true
 }
 
-iperf_setup() {
+# The veth pair between namespaces bench-a (10.78.0.1) and bench-b
+# (10.78.0.2): iperf3's, and with a swroce device at each end (swrva,
+# swrvb), the "swroce-veth" topology of perftest().
+veth_setup() {
+	local d
 	ip netns add bench-a
 	ip netns add bench-b
 	netns_made=1
@@ -304,6 +330,18 @@ iperf_setup() {
 	ip -n bench-b link set bnv1 up
 	ip -n bench-a link set lo up
 	ip -n bench-b link set lo up
+	ip netns exec bench-a rdma link add swrva type swroce netdev bnv0 &&
+		created+=(swrva)
+	ip netns exec bench-b rdma link add swrvb type swroce netdev bnv1 &&
+		created+=(swrvb)
+	# the GIDs follow the addresses asynchronously
+	for d in swrva swrvb; do
+		for ((i = 0; i < 50; i++)); do
+			gid_index "$d" >/dev/null && break
+			sleep 0.1
+		done
+	done
+	return 0
 }
 
 # ---------------------------------------------------------------- plan
@@ -326,7 +364,8 @@ if [ $smoke = 1 ]; then
 	measure "$devs" perftest ib_write_bw $((64 * KiB)) 100
 	measure "$devs" perftest ib_write_lat 2 100
 	measure "$devs" qp_mem 100
-	iperf_setup
+	veth_setup
+	measure swroce-veth perftest ib_write_bw $((64 * KiB)) 100
 	measure tcp iperf 1
 else
 	# The largest buffer that fits: 1 GiB unless the guest's free memory
@@ -356,7 +395,11 @@ else
 	measure "$devs" perftest ib_atomic_bw 8 1000
 	measure "$devs" perftest ib_atomic_lat 8 500
 	measure "$devs" qp_mem 1000
-	iperf_setup
+	veth_setup
+	for size in $((4 * KiB)) $((64 * KiB)) $MiB; do
+		measure swroce-veth perftest ib_write_bw "$size" 200
+	done
+	measure swroce-veth perftest ib_write_lat 2 500
 	measure tcp iperf 3
 fi
 echo "seconds $(($(date +%s) - t0))" >>"$out/env.txt"
