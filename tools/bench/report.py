@@ -23,6 +23,8 @@ DEVICES = [("swroce0", "swroce"), ("rxe0", "rxe")]
 # veth between two namespaces, and plain TCP
 ALL_DEVS = [d for d, _ in DEVICES] + ["swroce-veth", "tcp"]
 CTR_UNIT = "/1k WQEs"
+# (figure, device) -> runs left out because perftest printed 0
+ZEROS = {}
 # one colour per device in every bar chart, whichever devices have data
 COLOUR = {"swroce": "#9400d3", "rxe": "#009e73"}
 
@@ -46,9 +48,17 @@ def load(path):
                 continue
             units[fig] = extra
             try:
-                vals.setdefault((fig, dev), []).append(float(value))
+                v = float(value)
             except ValueError:
                 na.setdefault((fig, dev), "unparsable value %r" % value)
+                continue
+            # perftest now and then prints 0 for every rate of a run
+            # (either device): that run measured nothing; leave it out
+            # and say so (guest.sh runs such a run once more)
+            if v == 0 and extra in ("Gb/s", "Mpps"):
+                ZEROS[(fig, dev)] = ZEROS.get((fig, dev), 0) + 1
+                continue
+            vals.setdefault((fig, dev), []).append(v)
     return figures, units, vals, na
 
 
@@ -57,6 +67,8 @@ def summary(vals, na, key):
     if key in na:
         return None, na[key]
     v = vals.get(key)
+    if not v and key in ZEROS:
+        return None, "perftest printed 0 in every run"
     if not v:
         return None, "not measured"
     return (statistics.median(v), min(v), max(v), len(v)), None
@@ -70,11 +82,14 @@ def fmt(x):
     return "%.3g" % x
 
 
-def cell(s, reason):
+def cell(s, reason, key=None):
     if s is None:
         return "n/a (%s)" % reason.replace("|", "/")
     med, lo, hi, _ = s
-    return "%s [%s–%s]" % (fmt(med), fmt(lo), fmt(hi))
+    note = ""
+    if key in ZEROS:
+        note = " (%d run(s) printed 0, left out)" % ZEROS[key]
+    return "%s [%s–%s]%s" % (fmt(med), fmt(lo), fmt(hi), note)
 
 
 def main():
@@ -110,7 +125,8 @@ def main():
                                 "n/a: " + reason])
                 else:
                     w.writerow([fig, dev, units[fig], s[0], s[1], s[2], s[3],
-                                ""])
+                                "%d run(s) printed 0, left out" % ZEROS[key]
+                                if key in ZEROS else ""])
 
     md = []
     md.append("Kernel %s, %s run(s) per figure, one guest boot; "
@@ -126,7 +142,8 @@ def main():
         if ss[0][0] and ss[1][0] and ss[1][0][0]:
             ratio = "%.2f" % (ss[0][0][0] / ss[1][0][0])
         md.append("| %s | %s | %s | %s | %s |" % (
-            fig, units[fig] or "–", cell(*ss[0]), cell(*ss[1]), ratio))
+            fig, units[fig] or "–", cell(*ss[0], key=(fig, "swroce0")),
+            cell(*ss[1], key=(fig, "rxe0")), ratio))
     if ctr:
         md.append("")
         md.append("swroce's data path in each run: port counters "
