@@ -191,12 +191,17 @@ perftest() {
 		# The result row starts with the message size (atomics: 8 bytes).
 		line=$(awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $c }' \
 			"$log.client" | tail -n 1)
+		# perftest also prints 0.000000 for every figure of a run now
+		# and then (both devices, ~1 run in 20 under a loaded host):
+		# nothing was measured either: run it again, as for "inf"
+		[ -z "$line" ] || [[ ! "$line" =~ ^0*\.?0*$ ]] || line=0
 		# only a run that ended well but printed no number is run again
-		if [ "$rc" != 0 ] || [ -z "$line" ] || [[ "$line" =~ ^[0-9.]+$ ]]; then
+		if [ "$rc" != 0 ] || [ -z "$line" ] ||
+		   { [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; }; then
 			break
 		fi
 	done
-	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]]; then
+	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; then
 		printf '%s\t%s\t%s\n' "$line" "$fig" "$unit"
 		counters_rows "$fig"
 	elif [ "$rc" = 0 ] && [ -n "$line" ]; then
