@@ -42,7 +42,7 @@
  * slices, and each WQE waits for the poller's next slice: milliseconds.
  * So the poller does not spin on a contended CPU:
  *   - idle (no work) while another task is runnable on its CPU
- *     (!single_task_running()) for SWR_POLL_CONTENDED_US, it goes to sleep
+ *     (!single_task_running()) for half of idle_us, it goes to sleep
  *     at once instead of spinning out idle_us;
  *   - woken, it makes one pass and, if its CPU is contended, goes back to
  *     sleep with the flags still set;
@@ -71,8 +71,12 @@
 /* The default of sysfs swroce/poll_idle_us. */
 #define SWR_POLL_IDLE_US	1000
 
-/* Idle on a contended CPU this long: sleep (see the latency policy). */
-#define SWR_POLL_CONTENDED_US	200
+/*
+ * Idle on a contended CPU for idle_us / this: sleep (the latency policy).
+ * 500 us at the default idle_us; a longer idle_us, which asks for a poller
+ * that stays awake, rides out longer spells of another task's running.
+ */
+#define SWR_POLL_CONTENDED_DIV	2
 
 /* After a sleep forced by contention, doorbells do not wake the poller. */
 #define SWR_POLL_BACKOFF_US	1000
@@ -232,7 +236,8 @@ static int swr_poll_thread(void *arg)
 		} else if (!contended_since) {
 			contended_since = now;
 		} else if (now - contended_since >=
-			   SWR_POLL_CONTENDED_US * NSEC_PER_USEC) {
+			   (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC /
+			   SWR_POLL_CONTENDED_DIV) {
 			swr_poll_back_off(p, now);
 			goto sleep;
 		}
