@@ -1356,9 +1356,10 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		return SWR_DONE;
 	}
 
-	if (!swr_gid_is_local(sdev, &v->dgid) && swr_net_on_wire(sdev))
-		return swr_exec_rc_uc_wire(qp, w, len, laccess);
+	/* One GID table lookup per WQE: it takes the table's lock. */
 	if (!swr_gid_is_local(sdev, &v->dgid)) {
+		if (swr_net_on_wire(sdev))
+			return swr_exec_rc_uc_wire(qp, w, len, laccess);
 		/* Not on the wire (the port is taken): nobody answers. */
 		if (!rc) {
 			swr_req_complete(qp, w, IB_WC_SUCCESS, len);

@@ -32,9 +32,33 @@
  *
  * The engine's timers (RNR and retransmission waits) are deadlines the
  * poller sleeps until (swr_poll_deadline()).
+ *
+ * Sharing the CPUs (the latency policy)
+ * -------------------------------------
+ * A spinning poller is only cheap while it has a CPU to itself. When the
+ * applications busy-poll too (a ping-pong latency test: both ends spin on
+ * their completion queues) and there are no more CPUs than spinners, the
+ * poller and an application take turns on one CPU by scheduler time
+ * slices, and each WQE waits for the poller's next slice: milliseconds.
+ * So the poller does not spin on a contended CPU:
+ *   - idle (no work) while another task is runnable on its CPU
+ *     (!single_task_running()) for half of idle_us, it goes to sleep
+ *     at once instead of spinning out idle_us;
+ *   - woken, it makes one pass and, if its CPU is contended, goes back to
+ *     sleep with the flags still set;
+ * and in both cases it backs off: for SWR_POLL_BACKOFF_US a doorbell does
+ * not wake it. A doorbell is the post_send system call the application
+ * makes anyway, so it does the work itself: swr_poll_doorbell() runs the
+ * QP's requester in the caller's context (as rdma_rxe does in its
+ * post_send), and wakes the poller only when work is left over or the
+ * back-off has passed; then it also clears its QP's flag, as the poller
+ * takes over. Work left over always wakes it, so nothing waits
+ * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
+ * poller polls, the flags stay clear, and posting makes no system call.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 
 #include "swr.h"
@@ -46,6 +70,16 @@
 
 /* The default of sysfs swroce/poll_idle_us. */
 #define SWR_POLL_IDLE_US	1000
+
+/*
+ * Idle on a contended CPU for idle_us / this: sleep (the latency policy).
+ * 500 us at the default idle_us; a longer idle_us, which asks for a poller
+ * that stays awake, rides out longer spells of another task's running.
+ */
+#define SWR_POLL_CONTENDED_DIV	2
+
+/* After a sleep forced by contention, doorbells do not wake the poller. */
+#define SWR_POLL_BACKOFF_US	1000
 
 /* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring. */
 static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
@@ -139,6 +173,11 @@ static bool swr_poll_any_work(struct swr_poller *p, u64 now, u64 *deadline)
 	return work;
 }
 
+/*
+ * Sleep until woken (steps 1-4 of the protocol). Return with the flags
+ * still set: the caller clears them (swr_poll_awake()) once it decides to
+ * poll.
+ */
 static void swr_poll_sleep(struct swr_poller *p)
 {
 	struct swr_dev *sdev = p->sdev;
@@ -153,38 +192,78 @@ static void swr_poll_sleep(struct swr_poller *p)
 	if (kthread_should_stop() ||
 	    swr_poll_any_work(p, ktime_get_ns(), &deadline)) {
 		__set_current_state(TASK_RUNNING);
-	} else {
-		swr_count(sdev, SWR_CNT_POLLER_SLEEPS);
-		if (deadline) {
-			expires = ns_to_ktime(deadline);
-			schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
-		} else {
-			schedule();
-		}
-		swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
+		return;
 	}
+	swr_count(sdev, SWR_CNT_POLLER_SLEEPS);
+	if (deadline) {
+		expires = ns_to_ktime(deadline);
+		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+	} else {
+		schedule();
+	}
+	swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
+}
 
+/* Back to polling: posting needs no doorbell until the next sleep. */
+static void swr_poll_awake(struct swr_poller *p)
+{
 	WRITE_ONCE(p->need_wakeup, false);
 	swr_poll_flag_all(p, false);
+}
+
+/* Sleeping because of contention: doorbells do the work for a while. */
+static void swr_poll_back_off(struct swr_poller *p, u64 now)
+{
+	WRITE_ONCE(p->backoff_until, now + SWR_POLL_BACKOFF_US * NSEC_PER_USEC);
 }
 
 static int swr_poll_thread(void *arg)
 {
 	struct swr_poller *p = arg;
 	u64 idle_since = ktime_get_ns();
+	u64 contended_since = 0;
+	u64 now;
 
 	while (!kthread_should_stop()) {
 		if (swr_poll_pass(p)) {
 			idle_since = ktime_get_ns();
+			contended_since = 0;
 			continue;
 		}
-		if (ktime_get_ns() - idle_since <
+		now = ktime_get_ns();
+		if (single_task_running()) {
+			contended_since = 0;
+		} else if (!contended_since) {
+			contended_since = now;
+		} else if (now - contended_since >=
+			   (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC /
+			   SWR_POLL_CONTENDED_DIV) {
+			swr_poll_back_off(p, now);
+			goto sleep;
+		}
+		if (now - idle_since <
 		    (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC) {
 			cond_resched();
 			continue;
 		}
-		swr_poll_sleep(p);
+sleep:
+		/*
+		 * Woken, make one pass with the flags still set (a doorbell
+		 * meanwhile does its own work); stay awake only on a CPU of
+		 * our own.
+		 */
+		for (;;) {
+			swr_poll_sleep(p);
+			if (kthread_should_stop())
+				break;
+			swr_poll_pass(p);
+			if (single_task_running())
+				break;
+			swr_poll_back_off(p, ktime_get_ns());
+		}
+		swr_poll_awake(p);
 		idle_since = ktime_get_ns();
+		contended_since = 0;
 	}
 	return 0;
 }
@@ -272,6 +351,38 @@ void swr_poll_kick(struct swr_dev *sdev, bool doorbell)
 	smp_mb();
 	if (READ_ONCE(p->need_wakeup))
 		wake_up_process(p->task);
+}
+
+/*
+ * A user QP's doorbell (post_send with no WRs, in the caller's context):
+ * run its requester here, then wake the poller if work is left, or if it
+ * sleeps for want of work rather than of a CPU (see the latency policy).
+ */
+void swr_poll_doorbell(struct swr_qp *qp)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_poller *p = sdev->poller;
+	u64 now;
+
+	swr_req_process(qp, SWR_POLL_BUDGET);
+	swr_qp_check_drained(qp);
+	/* Our work is published before need_wakeup is read (kick's step b). */
+	smp_mb();
+	if (!READ_ONCE(p->need_wakeup))
+		return;
+	now = ktime_get_ns();
+	if (!swr_req_has_work(qp, now) &&
+	    now < READ_ONCE(p->backoff_until))
+		return;
+	/*
+	 * The poller takes over: this QP's next posts need no doorbell of
+	 * their own until the poller sets the flag again before its next
+	 * sleep (which it does before it rechecks the rings). Without this,
+	 * every post made before the woken poller gets to clear the flags
+	 * would ring too.
+	 */
+	WRITE_ONCE(qp->sq.ring->flags.idx, 0);
+	wake_up_process(p->task);
 }
 
 void swr_poll_deadline(struct swr_dev *sdev, u64 when)

@@ -908,14 +908,11 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	/* Counted for the QP (swr_qp_count()), not by swr_poll_kick(). */
 	swr_qp_count(qp, SWR_CNT_DOORBELLS);
 	/*
-	 * The poller is being woken: this QP's next posts need no doorbell
-	 * of their own until the poller sets the flag again before its next
-	 * sleep (which it does before it rechecks the rings, swr_poll.c).
-	 * Without this, every post made before the woken poller gets to
-	 * clear the flags would ring too.
+	 * The doorbell does the work itself and wakes the poller if needed
+	 * (swr_poll.c). While the poller backs off, the flag stays set and
+	 * this QP's posts ring, and are executed, here.
 	 */
-	WRITE_ONCE(qp->sq.ring->flags.idx, 0);
-	swr_poll_kick(sdev, false);
+	swr_poll_doorbell(qp);
 	return 0;
 }
 

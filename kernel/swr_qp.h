@@ -446,6 +446,8 @@ struct swr_poller {
 	u32 idle_us;
 	/* Set while the poller sleeps or is about to. */
 	bool need_wakeup;
+	/* Until then (ktime ns) doorbells need not wake it (swr_poll.c). */
+	u64 backoff_until;
 	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
 	u64 next_deadline;
 };
@@ -457,6 +459,12 @@ void swr_poll_add_qp(struct swr_qp *qp);
 void swr_poll_del_qp(struct swr_qp *qp);
 /* Wake the poller if it sleeps; @doorbell counts a user doorbell call. */
 void swr_poll_kick(struct swr_dev *sdev, bool doorbell);
+/*
+ * A user QP's doorbell: run its requester in the caller's context and wake
+ * the poller when it is needed. Process context, no locks held; the QP
+ * cannot be destroyed meanwhile (the caller holds its uobject).
+ */
+void swr_poll_doorbell(struct swr_qp *qp);
 /*
  * The engine asks to be called again at @when (ktime_get_ns() base). The
  * poller forgets deadlines at the start of each pass, so swr_req_process()

@@ -10,6 +10,8 @@
 # and the plots.
 #   --smoke   one run of a few small figures (make check's bench-smoke step)
 #   --tap     print TAP for each figure (report.py --tap)
+#   --only RE only the measurements whose "CMD ARGS" (e.g. "perftest
+#             ib_write_lat 2 500") match the extended regexp RE (iterating)
 # Devices, the veth pair and the namespaces this script creates are removed
 # again; ones that exist already (run-guest.sh made swroce0) are used as is.
 #
@@ -21,11 +23,12 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 
-smoke=0 tap=0 out=
+smoke=0 tap=0 out='' only=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smoke) smoke=1 ;;
 	--tap) tap=1 ;;
+	--only) only=$2; shift ;;
 	-o) out=$2; shift ;;
 	*) echo "usage: $0 [--smoke] [--tap] -o OUTDIR" >&2; exit 2 ;;
 	esac
@@ -111,6 +114,9 @@ measure() {
 	local devlist=$1 r d rows
 	local -A stopped=()
 	shift
+	if [ -n "$only" ] && ! grep -qE -- "$only" <<<"$*"; then
+		return 0
+	fi
 	for ((r = 1; r <= RUNS; r++)); do
 		for d in $devlist; do
 			[ -z "${stopped[$d]:-}" ] || continue
@@ -134,7 +140,9 @@ seq=0
 # client on the same device, the client connecting to the device's own
 # address. -F: don't refuse to run because cpufreq scaling is on (TCG).
 perftest() {
-	local dev=$1 test=$2 size=$3 iters=$4 gidx fig unit col log spid rc i line port try
+	local dev=$1 test=$2 size=$3 iters=$4 fig unit col log spid rc i line port try
+	local sdev cdev sgidx cgidx ip
+	local -a sns=() cns=()
 	shift 4
 	fig="$test $(human "$size")${*:+ $*}"
 	# bw: #bytes #iterations BW-peak BW-average MsgRate: BW-average, but
@@ -146,8 +154,20 @@ perftest() {
 	ib_atomic_bw) unit=Mpps col=5 ;;
 	*) unit=Gb/s col=4 ;;
 	esac
-	gidx=$(gid_index "$dev") || { printf 'na\t%s\tno IPv4 RoCE v2 GID\n' "$fig"; return; }
-	local args=(-d "$dev" -i 1 -x "$gidx" -F -s "$size" -n "$iters" "$@")
+	# The topology: one device, or (swroce-veth) a swroce device at each
+	# end of the veth between the namespaces, server in bench-b.
+	if [ "$dev" = swroce-veth ]; then
+		fig+=", veth between two netns"
+		sdev=swrvb cdev=swrva ip=10.78.0.2
+		sns=(ip netns exec bench-b) cns=(ip netns exec bench-a)
+	else
+		sdev=$dev cdev=$dev ip=${dev_ip[$dev]}
+	fi
+	if ! sgidx=$(gid_index "$sdev") || ! cgidx=$(gid_index "$cdev"); then
+		printf 'na\t%s\tno IPv4 RoCE v2 GID\n' "$fig"
+		return
+	fi
+	local args=(-i 1 -F -s "$size" -n "$iters" "$@")
 	case "$test" in *_bw) args+=(--report_gbits) ;; esac
 	# perftest now and then prints "inf" for every latency (seen once
 	# in ~60 rxe runs under TCG): such a run measured nothing; run it
@@ -155,33 +175,80 @@ perftest() {
 	for try in 1 2; do
 		# a fresh port per run: no wait for the last one's TIME_WAIT
 		port=$((18500 + 2 * seq + try))
+		counters_read c0 "$sdev" "$cdev"
 		log=$out/logs/$dev.${fig// /_}.$port
-		timeout 90 "$test" "${args[@]}" -p "$port" >"$log.server" 2>&1 &
+		timeout 90 ${sns[@]+"${sns[@]}"} "$test" -d "$sdev" -x "$sgidx" \
+			"${args[@]}" -p "$port" >"$log.server" 2>&1 &
 		spid=$!
 		# The client does not retry its TCP connect: wait for the listener.
 		for ((i = 0; i < 100; i++)); do
-			ss -ltn "sport = :$port" | grep -q LISTEN && break
+			${sns[@]+"${sns[@]}"} ss -ltn "sport = :$port" | grep -q LISTEN && break
 			kill -0 "$spid" 2>/dev/null || break
 			sleep 0.1
 		done
 		rc=0
-		timeout 90 "$test" "${args[@]}" -p "$port" "${dev_ip[$dev]}" >"$log.client" 2>&1 || rc=$?
+		timeout 90 ${cns[@]+"${cns[@]}"} "$test" -d "$cdev" -x "$cgidx" \
+			"${args[@]}" -p "$port" "$ip" >"$log.client" 2>&1 || rc=$?
 		wait "$spid" 2>/dev/null || true
+		counters_read c1 "$sdev" "$cdev"
 		# The result row starts with the message size (atomics: 8 bytes).
 		line=$(awk -v c="$col" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $c }' \
 			"$log.client" | tail -n 1)
+		# perftest also prints 0.000000 for every figure of a run now
+		# and then (both devices, ~1 run in 20 under a loaded host):
+		# nothing was measured either: run it again, as for "inf"
+		[ -z "$line" ] || [[ ! "$line" =~ ^0*\.?0*$ ]] || line=0
 		# only a run that ended well but printed no number is run again
-		if [ "$rc" != 0 ] || [ -z "$line" ] || [[ "$line" =~ ^[0-9.]+$ ]]; then
+		if [ "$rc" != 0 ] || [ -z "$line" ] ||
+		   { [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; }; then
 			break
 		fi
 	done
-	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]]; then
+	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; then
 		printf '%s\t%s\t%s\n' "$line" "$fig" "$unit"
+		counters_rows "$fig"
 	elif [ "$rc" = 0 ] && [ -n "$line" ]; then
 		printf 'na\t%s\tperftest printed %s twice\n' "$fig" "$line"
 	else
 		printf 'na\t%s\t%s\n' "$fig" "$(why "$rc" "$log.client" "$log.server")"
 	fi
+}
+
+# counters_read ARRAY DEV...: swroce's data-path port counters (doorbells,
+# poller_wakeups, wqe_consumed) summed over the distinct DEVs into ARRAY;
+# nothing for devices without them (rxe).
+declare -A c0=() c1=()
+# shellcheck disable=SC2034 # arr is a nameref: the caller's array
+counters_read() {
+	local -n arr=$1
+	local k f d
+	arr=()
+	shift
+	for d in $(printf '%s\n' "$@" | sort -u); do
+		for k in doorbells poller_wakeups wqe_consumed; do
+			f=/sys/class/infiniband/$d/ports/1/hw_counters/$k
+			[ -r "$f" ] || continue
+			arr["$k"]=$((${arr[$k]:-0} + $(cat "$f")))
+		done
+	done
+	return 0
+}
+
+# counters_rows FIG: per 1,000 WQEs consumed during the run (both ends: the
+# client's and the server's QPs share the device), the doorbell calls and
+# the poller's wake-ups, from the c0/c1 snapshots around it.
+counters_rows() {
+	local ops k now was
+	[ -n "${c1[wqe_consumed]:-}" ] || return 0
+	ops=$((c1[wqe_consumed] - c0[wqe_consumed]))
+	[ "$ops" -gt 0 ] || return 0
+	for k in doorbells poller_wakeups; do
+		now=${c1[$k]} was=${c0[$k]}
+		printf '%s\t%s\t%s\n' \
+			"$(awk -v d=$((now - was)) -v n="$ops" \
+				'BEGIN { printf "%.4g", 1000 * d / n }')" \
+			"$1: ${k/_/ } per 1,000 WQEs" "/1k WQEs"
+	done
 }
 
 # why RC LOG...: a one-line reason for a failed run, from the logs.
@@ -256,7 +323,11 @@ print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_se
 	wait 2>/dev/null || true
 }
 
-iperf_setup() {
+# The veth pair between namespaces bench-a (10.78.0.1) and bench-b
+# (10.78.0.2): iperf3's, and with a swroce device at each end (swrva,
+# swrvb), the "swroce-veth" topology of perftest().
+veth_setup() {
+	local d
 	ip netns add bench-a
 	ip netns add bench-b
 	netns_made=1
@@ -267,6 +338,18 @@ iperf_setup() {
 	ip -n bench-b link set bnv1 up
 	ip -n bench-a link set lo up
 	ip -n bench-b link set lo up
+	ip netns exec bench-a rdma link add swrva type swroce netdev bnv0 &&
+		created+=(swrva)
+	ip netns exec bench-b rdma link add swrvb type swroce netdev bnv1 &&
+		created+=(swrvb)
+	# the GIDs follow the addresses asynchronously
+	for d in swrva swrvb; do
+		for ((i = 0; i < 50; i++)); do
+			gid_index "$d" >/dev/null && break
+			sleep 0.1
+		done
+	done
+	return 0
 }
 
 # ---------------------------------------------------------------- plan
@@ -289,7 +372,8 @@ if [ $smoke = 1 ]; then
 	measure "$devs" perftest ib_write_bw $((64 * KiB)) 100
 	measure "$devs" perftest ib_write_lat 2 100
 	measure "$devs" qp_mem 100
-	iperf_setup
+	veth_setup
+	measure swroce-veth perftest ib_write_bw $((64 * KiB)) 100
 	measure tcp iperf 1
 else
 	# The largest buffer that fits: 1 GiB unless the guest's free memory
@@ -319,7 +403,11 @@ else
 	measure "$devs" perftest ib_atomic_bw 8 1000
 	measure "$devs" perftest ib_atomic_lat 8 500
 	measure "$devs" qp_mem 1000
-	iperf_setup
+	veth_setup
+	for size in $((4 * KiB)) $((64 * KiB)) $MiB; do
+		measure swroce-veth perftest ib_write_bw "$size" 200
+	done
+	measure swroce-veth perftest ib_write_lat 2 500
 	measure tcp iperf 3
 fi
 echo "seconds $(($(date +%s) - t0))" >>"$out/env.txt"

@@ -19,6 +19,12 @@ import subprocess
 import sys
 
 DEVICES = [("swroce0", "swroce"), ("rxe0", "rxe")]
+# every device column of raw.tsv: the same-device pair, swroce across the
+# veth between two namespaces, and plain TCP
+ALL_DEVS = [d for d, _ in DEVICES] + ["swroce-veth", "tcp"]
+CTR_UNIT = "/1k WQEs"
+# (figure, device) -> runs left out because perftest printed 0
+ZEROS = {}
 # one colour per device in every bar chart, whichever devices have data
 COLOUR = {"swroce": "#9400d3", "rxe": "#009e73"}
 
@@ -42,9 +48,17 @@ def load(path):
                 continue
             units[fig] = extra
             try:
-                vals.setdefault((fig, dev), []).append(float(value))
+                v = float(value)
             except ValueError:
                 na.setdefault((fig, dev), "unparsable value %r" % value)
+                continue
+            # perftest now and then prints 0 for every rate of a run
+            # (either device): that run measured nothing; leave it out
+            # and say so (guest.sh runs such a run once more)
+            if v == 0 and extra in ("Gb/s", "Mpps"):
+                ZEROS[(fig, dev)] = ZEROS.get((fig, dev), 0) + 1
+                continue
+            vals.setdefault((fig, dev), []).append(v)
     return figures, units, vals, na
 
 
@@ -53,6 +67,8 @@ def summary(vals, na, key):
     if key in na:
         return None, na[key]
     v = vals.get(key)
+    if not v and key in ZEROS:
+        return None, "perftest printed 0 in every run"
     if not v:
         return None, "not measured"
     return (statistics.median(v), min(v), max(v), len(v)), None
@@ -66,11 +82,14 @@ def fmt(x):
     return "%.3g" % x
 
 
-def cell(s, reason):
+def cell(s, reason, key=None):
     if s is None:
         return "n/a (%s)" % reason.replace("|", "/")
     med, lo, hi, _ = s
-    return "%s [%s–%s]" % (fmt(med), fmt(lo), fmt(hi))
+    note = ""
+    if key in ZEROS:
+        note = " (%d run(s) printed 0, left out)" % ZEROS[key]
+    return "%s [%s–%s]%s" % (fmt(med), fmt(lo), fmt(hi), note)
 
 
 def main():
@@ -86,16 +105,17 @@ def main():
     except OSError:
         pass
 
-    rdma = [f for f in figures
-            if any((f, d) in vals or (f, d) in na for d, _ in DEVICES)]
-    other = [f for f in figures if f not in rdma]
+    ctr = [f for f in figures if units[f] == CTR_UNIT]
+    rdma = [f for f in figures if f not in ctr and
+            any((f, d) in vals or (f, d) in na for d, _ in DEVICES)]
+    other = [f for f in figures if f not in rdma and f not in ctr]
 
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["figure", "device", "unit", "median", "min", "max",
                     "runs", "note"])
         for fig in figures:
-            for dev in [d for d, _ in DEVICES] + ["tcp"]:
+            for dev in ALL_DEVS:
                 key = (fig, dev)
                 if key not in vals and key not in na:
                     continue
@@ -105,7 +125,8 @@ def main():
                                 "n/a: " + reason])
                 else:
                     w.writerow([fig, dev, units[fig], s[0], s[1], s[2], s[3],
-                                ""])
+                                "%d run(s) printed 0, left out" % ZEROS[key]
+                                if key in ZEROS else ""])
 
     md = []
     md.append("Kernel %s, %s run(s) per figure, one guest boot; "
@@ -121,17 +142,45 @@ def main():
         if ss[0][0] and ss[1][0] and ss[1][0][0]:
             ratio = "%.2f" % (ss[0][0][0] / ss[1][0][0])
         md.append("| %s | %s | %s | %s | %s |" % (
-            fig, units[fig] or "–", cell(*ss[0]), cell(*ss[1]), ratio))
+            fig, units[fig] or "–", cell(*ss[0], key=(fig, "swroce0")),
+            cell(*ss[1], key=(fig, "rxe0")), ratio))
+    if ctr:
+        md.append("")
+        md.append("swroce's data path in each run: port counters "
+                  "doorbells and poller_wakeups per 1,000 WQEs consumed "
+                  "(both ends; a doorbell is a post_send system call).")
+        md.append("")
+        md.append("| run | doorbells /1k WQEs | poller wake-ups /1k WQEs |")
+        md.append("|---|---|---|")
+        runs = []
+        for fig in ctr:
+            base = fig.rsplit(": ", 1)[0]
+            if base not in runs:
+                runs.append(base)
+        for base in runs:
+            cells = []
+            for what in ("doorbells", "poller wakeups"):
+                key = ("%s: %s per 1,000 WQEs" % (base, what), None)
+                devs = [d for (f, d) in list(vals) + list(na)
+                        if f == key[0]]
+                cells.append(cell(*summary(vals, na, (key[0], devs[0])))
+                             if devs else "–")
+            md.append("| %s | %s | %s |" % (base, cells[0], cells[1]))
     if other:
         md.append("")
-        md.append("Without RDMA, for reference:")
+        md.append("Across a veth pair between two network namespaces "
+                  "(swroce: a device at each end), and plain TCP over "
+                  "the same veth:")
         md.append("")
         md.append("| figure | unit | value |")
         md.append("|---|---|---|")
         for fig in other:
             devs = [d for (f, d) in list(vals) + list(na) if f == fig]
             s = summary(vals, na, (fig, devs[0]))
-            md.append("| %s | %s | %s |" % (fig, units[fig] or "–", cell(*s)))
+            label = ("swroce " if devs[0] == "swroce-veth" else "") + fig
+            md.append("| %s | %s | %s |" % (label, units[fig] or "–",
+                                            cell(*s)))
+    md += targets(vals, na, figures, units)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md) + "\n")
 
@@ -141,7 +190,7 @@ def main():
         n = 0
         bad = 0
         for fig in figures:
-            for dev in [d for d, _ in DEVICES] + ["tcp"]:
+            for dev in ALL_DEVS:
                 key = (fig, dev)
                 if key not in vals and key not in na:
                     continue
@@ -151,7 +200,7 @@ def main():
                 if s is not None:
                     print("ok %d - %s measured (%s %s)" %
                           (n, name, fmt(s[0]), units[fig]))
-                elif dev == "swroce0":
+                elif dev in ("swroce0", "swroce-veth"):
                     print("ok %d - %s # SKIP n/a: %s" % (n, name, reason))
                 else:
                     bad += 1
@@ -159,6 +208,79 @@ def main():
         print("1..%d" % n)
         return 1 if bad or not n else 0
     return 0
+
+
+def targets(vals, na, figures, units):
+    """The project's performance targets, each met or not, from this run's
+    medians (Documentation/performance.rst)."""
+    def med(fig, dev):
+        s, _ = summary(vals, na, (fig, dev))
+        return s[0] if s else None
+
+    def ratio(fig):
+        a, b = med(fig, "swroce0"), med(fig, "rxe0")
+        return a / b if a is not None and b else None
+
+    rows = []
+
+    def row(what, value, goal, ok):
+        rows.append("| %s | %s | %s | %s |" % (
+            what, "n/a" if value is None else value, goal,
+            "–" if ok is None else ("met" if ok else "**not met**")))
+
+    def rtarget(fig, goal, higher):
+        r = ratio(fig)
+        row("%s, swroce/rxe" % fig, None if r is None else "%.2f" % r,
+            ("≥ %g" if higher else "≤ %g") % goal,
+            None if r is None else (r >= goal if higher else r <= goal))
+
+    rtarget("ib_write_bw 64 KiB", 10, True)
+    rtarget("ib_read_bw 64 KiB", 10, True)
+    rtarget("ib_send_bw 64 B", 5, True)
+    rtarget("ib_write_lat 2 B", 0.5, False)
+    veth = med("ib_write_bw 64 KiB, veth between two netns", "swroce-veth")
+    rxe = med("ib_write_bw 64 KiB", "rxe0")
+    tcp = [med(f, "tcp") for f in figures if f.startswith("iperf3")]
+    tcp = tcp[0] if tcp else None
+    r = veth / rxe if veth is not None and rxe else None
+    row("ib_write_bw 64 KiB over the veth / rxe same device",
+        None if r is None else "%.2f" % r, "≥ 3",
+        None if r is None else r >= 3)
+    r = veth / tcp if veth is not None and tcp else None
+    row("ib_write_bw 64 KiB over the veth / iperf3 TCP, same veth",
+        None if r is None else "%.2f" % r, "≥ 1",
+        None if r is None else r >= 1)
+    q4, q1 = (med("ib_write_bw 64 KiB -q 4", "swroce0"),
+              med("ib_write_bw 64 KiB", "swroce0"))
+    r = q4 / q1 if q4 is not None and q1 else None
+    row("swroce ib_write_bw 64 KiB -q 4 / -q 1", None if r is None
+        else "%.2f" % r, "≥ 1.5", None if r is None else r >= 1.5)
+    dbs = [(f, med(f, "swroce0")) for f in figures
+           if "_bw " in f and f.endswith(": doorbells per 1,000 WQEs")]
+    dbs = [(f, v) for f, v in dbs if v is not None]
+    if dbs:
+        worst = max(dbs, key=lambda x: x[1])
+        row("doorbells per 1,000 WQEs, streaming (_bw) runs, worst",
+            "%s (%s)" % (fmt(worst[1]), worst[0].split(":")[0]), "0",
+            worst[1] == 0)
+    for fig in figures:
+        if fig.startswith("ibv_"):
+            rtarget(fig, 1, False)
+    mem = {}
+    for dev in ("swroce0", "rxe0"):
+        parts = [med(f, dev) for f in figures
+                 if f.startswith("kernel slab per RC QP") or
+                 f.startswith("kernel vmalloc per RC QP")]
+        mem[dev] = sum(parts) if parts and None not in parts else None
+    if mem["swroce0"] is not None and mem["rxe0"]:
+        r = mem["swroce0"] / mem["rxe0"]
+        row("kernel memory per RC QP (slab + vmalloc), swroce/rxe",
+            "%.2f (%s / %s KiB)" % (r, fmt(mem["swroce0"]),
+                                    fmt(mem["rxe0"])), "≤ 1", r <= 1)
+    if not rows:
+        return []
+    return ["", "Targets (medians of this run):", "",
+            "| target | value | goal | |", "|---|---|---|---|"] + rows
 
 
 def plots(out, figures, units, vals, na):
