@@ -12,6 +12,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,27 @@ static inline long swr_vmalloc_used_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* TAP lines for the programs that do not use the kselftest harness. */
+static struct {
+	int n;		/* tests reported */
+	int fail;	/* of which failed */
+} swr_tap_st __attribute__((unused));
+
+static inline __attribute__((format(printf, 2, 3)))
+void swr_tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++swr_tap_st.n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		swr_tap_st.fail++;
 }
 
 #endif /* SWR_TEST_H */

@@ -46,22 +46,6 @@
 #define SPSN		0x100000u
 #define RPSN		0x200000u
 
-static int tap_n, tap_fail;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_fail++;
-}
-
 /* xorshift64*: reproducible from SWR_FUZZ_SEED */
 static uint64_t rs;
 
@@ -1025,7 +1009,7 @@ int main(void)
 	if (!ret)
 		ret = dev_open(&vb, bn);
 	if (ret) {
-		tap(false, "open %s and %s: %s", an, bn, strerror(-ret));
+		swr_tap(false, "open %s and %s: %s", an, bn, strerror(-ret));
 		goto out;
 	}
 	memcpy(&a_ip, va.gid.raw + 12, 4);
@@ -1060,7 +1044,7 @@ int main(void)
 		ah_ba = ibv_create_ah(vb.pd, &aa);
 		up = ah_ab && ah_ba;
 	}
-	tap(up, "bystander RC and UD QPs %s <-> %s", an, bn);
+	swr_tap(up, "bystander RC and UD QPs %s <-> %s", an, bn);
 	if (!up)
 		goto out;
 
@@ -1078,7 +1062,7 @@ int main(void)
 		ret = sac_create(&sac[i]);
 		sac[i].dead_qpn = 0x7ffff0 + i;
 	}
-	tap(!ret, "sacrificial RC, UC and UD QPs");
+	swr_tap(!ret, "sacrificial RC, UC and UD QPs");
 	if (ret)
 		goto out;
 
@@ -1087,7 +1071,7 @@ int main(void)
 	 * sysfs shows the victim's counters.
 	 */
 	if (netns_enter(getenv("SWR_FUZZ_NETNS"), &nsfd)) {
-		tap(false, "enter netns %s", getenv("SWR_FUZZ_NETNS"));
+		swr_tap(false, "enter netns %s", getenv("SWR_FUZZ_NETNS"));
 		goto out;
 	}
 	raw4 = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
@@ -1116,15 +1100,15 @@ int main(void)
 		}
 	}
 	if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET)) {
-		tap(false, "back to our netns");
+		swr_tap(false, "back to our netns");
 		goto out;
 	}
-	tap(raw4 >= 0, "raw IPv4 socket (IPv6 UDP socket: %s)",
+	swr_tap(raw4 >= 0, "raw IPv4 socket (IPv6 UDP socket: %s)",
 	    udp6 >= 0 ? "yes" : "no");
 	if (raw4 < 0)
 		goto out;
 
-	tap(!bystander_round(), "bystander traffic before the attack");
+	swr_tap(!bystander_round(), "bystander traffic before the attack");
 	for (i = 0; i < NCTR; i++)
 		before[i] = dev_counter(an, ctrs[i]);
 
@@ -1135,7 +1119,7 @@ int main(void)
 		for (i = 0; i < 32; i++)
 			fuzz_one();
 		if (sac_service(swr_now_ms() - last_ud > 1000)) {
-			tap(false, "sacrificial QP recreated");
+			swr_tap(false, "sacrificial QP recreated");
 			goto out;
 		}
 		if (swr_now_ms() - last_ud > 1000)
@@ -1154,11 +1138,11 @@ int main(void)
 	printf("# sacrificial: %llu completions (%llu in error); recreated RC %u UC %u UD %u\n",
 	       sac_wcs, sac_wc_err, sac[0].recreated, sac[1].recreated,
 	       sac[2].recreated);
-	tap(by_fail == 0 && by_ok > 0,
+	swr_tap(by_fail == 0 && by_ok > 0,
 	    "bystander traffic during the attack: %u rounds, %u failed",
 	    by_ok + by_fail, by_fail);
-	tap(!bystander_round(), "bystander traffic after the attack");
-	tap(swr_qp_state(by_rca) == IBV_QPS_RTS &&
+	swr_tap(!bystander_round(), "bystander traffic after the attack");
+	swr_tap(swr_qp_state(by_rca) == IBV_QPS_RTS &&
 	    swr_qp_state(by_uda) == IBV_QPS_RTS, "bystander QPs still in RTS");
 
 	for (i = 0; i < NCTR; i++) {
@@ -1166,22 +1150,22 @@ int main(void)
 		d[i] = after[i] - before[i];
 		printf("# %s +%lld\n", ctrs[i], d[i]);
 	}
-	tap(d[0] >= (long long)n_icrc && n_icrc,
+	swr_tap(d[0] >= (long long)n_icrc && n_icrc,
 	    "rx_drop_icrc rose by at least the bad-ICRC packets (%llu)", n_icrc);
-	tap(d[1] >= (long long)(n_ver + n_ihl) && n_ver && n_ihl,
+	swr_tap(d[1] >= (long long)(n_ver + n_ihl) && n_ver && n_ihl,
 	    "rx_drop_malformed rose by at least the bad-version and IP-option packets (%llu)",
 	    n_ver + n_ihl);
-	tap(d[2] >= (long long)n_pkey && n_pkey,
+	swr_tap(d[2] >= (long long)n_pkey && n_pkey,
 	    "rx_drop_pkey rose by at least the bad-P_Key packets (%llu)", n_pkey);
-	tap(d[3] >= (long long)n_noqp && n_noqp,
+	swr_tap(d[3] >= (long long)n_noqp && n_noqp,
 	    "rx_drop_qp rose by at least the packets to no QP (%llu)", n_noqp);
-	tap(d[4] > 0 && d[4] <= (long long)(n_qkey + n_valid),
+	swr_tap(d[4] > 0 && d[4] <= (long long)(n_qkey + n_valid),
 	    "rx_drop_qkey rose (%lld; %llu sent with a wrong Q_Key)", d[4],
 	    n_qkey);
-	tap(d[5] > 0, "rx_drop_no_recv rose (%lld)", d[5]);
-	tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6],
+	swr_tap(d[5] > 0, "rx_drop_no_recv rose (%lld)", d[5]);
+	swr_tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6],
 	    "rx_dropped is the sum of the rx_drop_* counters");
-	tap(d[8] > 0 && d[7] >= (long long)(n_icrc + n_pkey + n_ver + n_ihl +
+	swr_tap(d[8] > 0 && d[7] >= (long long)(n_icrc + n_pkey + n_ver + n_ihl +
 					    n_noqp),
 	    "valid packets accepted (%lld), every must-drop one dropped (%lld)",
 	    d[8], d[7]);
@@ -1212,10 +1196,10 @@ int main(void)
 		spoof_ip = 0;
 		usleep(200000);
 		q1 = dev_counter(an, "rx_drop_qp");
-		tap(q1 - q0 == SPOOF_PKTS,
+		swr_tap(q1 - q0 == SPOOF_PKTS,
 		    "RC packets from a spoofed source dropped as rx_drop_qp (%lld of %u)",
 		    q1 - q0, SPOOF_PKTS);
-		tap(!bystander_round() && swr_qp_state(by_rca) == IBV_QPS_RTS,
+		swr_tap(!bystander_round() && swr_qp_state(by_rca) == IBV_QPS_RTS,
 		    "bystander RC QP unaffected by the spoofed packets");
 	}
 
@@ -1237,6 +1221,6 @@ out:
 		ibv_destroy_qp(by_uda);
 	if (by_udb)
 		ibv_destroy_qp(by_udb);
-	printf("1..%d\n", tap_n);
-	return tap_fail ? 1 : 0;
+	printf("1..%d\n", swr_tap_st.n);
+	return swr_tap_st.fail ? 1 : 0;
 }

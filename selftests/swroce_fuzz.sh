@@ -16,6 +16,8 @@
 set -u
 # shellcheck source=selftests/tap.sh
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
 
 cleanup() {
 	rdma link del swrf0 2>/dev/null
@@ -26,32 +28,10 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-if ! { ip netns add swr-fa && ip netns add swr-fb; }; then
-	tap_bail "ip netns add"
-fi
-if ! { ip link add fz0 type veth peer name fz1 &&
-	ip link set fz0 netns swr-fa && ip link set fz1 netns swr-fb; }; then
-	tap_bail "veth pair"
-fi
-# addr NS IF N: 10.79.1.N and fd79::N on IF
-addr() {
-	ip -n "$1" addr add "10.79.1.$3/24" dev "$2" &&
-		ip -n "$1" -6 addr add "fd79::$3/64" dev "$2" nodad &&
-		ip -n "$1" link set "$2" up && ip -n "$1" link set lo up
-}
-addr swr-fa fz0 1 || tap_bail "addresses on fz0"
-addr swr-fb fz1 2 || tap_bail "addresses on fz1"
-ip netns exec swr-fa rdma link add swrf0 type swroce netdev fz0 &&
-	ip netns exec swr-fb rdma link add swrf1 type swroce netdev fz1
+ns_pair swr-fa swr-fb fz0 fz1 79.1 79 swrf0 swrf1
 tap_ok $? "two swroce devices across a veth"
-# the GIDs appear asynchronously after the addresses
-for _ in $(seq 50); do
-	grep -qs 'fd79' /sys/class/infiniband/swrf0/ports/1/gids/* &&
-		grep -qs 'fd79' /sys/class/infiniband/swrf1/ports/1/gids/* &&
-		grep -qs ':0a4f:0101' /sys/class/infiniband/swrf0/ports/1/gids/* &&
-		break
-	sleep 0.1
-done
+wait_gid swrf0 "$(v6gid 79 1)" && wait_gid swrf1 "$(v6gid 79 2)" ||
+	tap_bail "IPv6 GIDs on swrf0/swrf1"
 
 log=/tmp/swr-fuzz.log
 bin=$(dirname "$0")/../build/selftests/swroce_fuzz

@@ -19,6 +19,8 @@
 set -u
 # shellcheck source=selftests/tap.sh
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
 
 bin=$(dirname "$0")/../build/selftests/swroce_loss
 mib=${SWR_LOSS_MIB:-64}
@@ -30,29 +32,8 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-if ! { ip netns add swr-la && ip netns add swr-lb; }; then
-	tap_bail "ip netns add"
-fi
-ip link add wl0 netns swr-la type veth peer name wl1 netns swr-lb ||
-	tap_bail "veth pair"
-if ! { ip -n swr-la addr add 10.79.1.1/24 dev wl0 &&
-	ip -n swr-lb addr add 10.79.1.2/24 dev wl1 &&
-	ip -n swr-la link set wl0 up && ip -n swr-lb link set wl1 up &&
-	ip -n swr-la link set lo up && ip -n swr-lb link set lo up; }; then
-	tap_bail "addresses"
-fi
-ip netns exec swr-la rdma link add swrl0 type swroce netdev wl0 &&
-	ip netns exec swr-lb rdma link add swrl1 type swroce netdev wl1
+ns_pair swr-la swr-lb wl0 wl1 79.1 79 swrl0 swrl1
 tap_ok $? "two swroce devices on a veth between two namespaces"
-
-# the IPv4 GIDs appear asynchronously after the addresses
-for _ in $(seq 50); do
-	grep -qs 0000:0000:0000:0000:0000:ffff:0a4f:0101 \
-		/sys/class/infiniband/swrl0/ports/1/gids/* &&
-		grep -qs 0000:0000:0000:0000:0000:ffff:0a4f:0102 \
-			/sys/class/infiniband/swrl1/ports/1/gids/* && break
-	sleep 0.1
-done
 # permanent neighbours: ARP must not be what the impairment breaks
 mac0=$(ip -n swr-la -br link show wl0 | awk '{print $3}')
 mac1=$(ip -n swr-lb -br link show wl1 | awk '{print $3}')

@@ -22,22 +22,6 @@
 #define SWR_MAX_MCAST_QP_ATTACH_T	56
 #define SWR_MAX_MCAST_GRP_T		8192
 
-static int tap_n, tap_fail;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_fail++;
-}
-
 struct end {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -215,33 +199,33 @@ static void family(const char *fam, const union ibv_gid *mgid,
 	uint8_t seed = fam[3];
 
 	if (renew()) {
-		tap(false, "%s: receiving QPs", fam);
+		swr_tap(false, "%s: receiving QPs", fam);
 		return;
 	}
-	tap(!ibv_attach_mcast(r[0].qp, mgid, 0) &&
+	swr_tap(!ibv_attach_mcast(r[0].qp, mgid, 0) &&
 	    !ibv_attach_mcast(r[1].qp, mgid, 0) &&
 	    !ibv_attach_mcast(r[1].qp, mgid, 0),
 	    "%s: two QPs attach (twice is fine)", fam);
-	tap(member(grp), "%s: the netdev joined %s", fam, grp);
+	swr_tap(member(grp), "%s: the netdev joined %s", fam, grp);
 	post_recvs();
-	tap(ud_send(mgid, sgid, 0xffffff, LEN, seed) == IBV_WC_SUCCESS,
+	swr_tap(ud_send(mgid, sgid, 0xffffff, LEN, seed) == IBV_WC_SUCCESS,
 	    "%s: send to the group", fam);
-	tap(got(0, LEN, seed) && got(1, LEN, seed),
+	swr_tap(got(0, LEN, seed) && got(1, LEN, seed),
 	    "%s: each attached QP got its copy, bytes intact", fam);
-	tap(nothing(2, 300), "%s: the unattached QP got nothing", fam);
+	swr_tap(nothing(2, 300), "%s: the unattached QP got nothing", fam);
 
-	tap(!ibv_detach_mcast(r[0].qp, mgid, 0), "%s: detach one", fam);
+	swr_tap(!ibv_detach_mcast(r[0].qp, mgid, 0), "%s: detach one", fam);
 	post_recvs();
-	tap(ud_send(mgid, sgid, 0xffffff, LEN, seed + 1) == IBV_WC_SUCCESS &&
+	swr_tap(ud_send(mgid, sgid, 0xffffff, LEN, seed + 1) == IBV_WC_SUCCESS &&
 	    got(1, LEN, seed + 1) && nothing(0, 500),
 	    "%s: after detach only the other QP gets it", fam);
-	tap(member(grp), "%s: still a member while a QP is attached", fam);
-	tap(!ibv_detach_mcast(r[1].qp, mgid, 0) &&
+	swr_tap(member(grp), "%s: still a member while a QP is attached", fam);
+	swr_tap(!ibv_detach_mcast(r[1].qp, mgid, 0) &&
 	    ibv_detach_mcast(r[1].qp, mgid, 0) == EINVAL,
 	    "%s: detach the last; detaching again is EINVAL", fam);
-	tap(!member(grp), "%s: the netdev left %s", fam, grp);
+	swr_tap(!member(grp), "%s: the netdev left %s", fam, grp);
 	post_recvs();
-	tap(ud_send(mgid, sgid, 0xffffff, LEN, seed + 2) == IBV_WC_SUCCESS &&
+	swr_tap(ud_send(mgid, sgid, 0xffffff, LEN, seed + 2) == IBV_WC_SUCCESS &&
 	    nothing(0, 500) && nothing(1, 0) && nothing(2, 0),
 	    "%s: after the last detach nothing arrives", fam);
 }
@@ -266,7 +250,7 @@ int main(void)
 	ret = end_open(&snd, sn);
 	ret = ret ?: end_open(&rcv, rn);
 	ret = ret ?: uqp_new(&snd, &s, IBV_QPT_UD);
-	tap(!ret, "devices %s -> %s, GIDs, a sending UD QP", sn, rn);
+	swr_tap(!ret, "devices %s -> %s, GIDs, a sending UD QP", sn, rn);
 	if (ret)
 		goto out;
 
@@ -276,17 +260,17 @@ int main(void)
 	/* errors */
 	ret = renew();
 	ret = ret ?: uqp_new(&rcv, &rc, IBV_QPT_RC);
-	tap(!ret && ibv_attach_mcast(rc.qp, &m4, 0) == EINVAL,
+	swr_tap(!ret && ibv_attach_mcast(rc.qp, &m4, 0) == EINVAL,
 	    "attach of an RC QP is EINVAL");
-	tap(ibv_attach_mcast(r[0].qp, &rcv.gid4, 0) == EINVAL,
+	swr_tap(ibv_attach_mcast(r[0].qp, &rcv.gid4, 0) == EINVAL,
 	    "attach to a unicast GID is EINVAL");
-	tap(ibv_detach_mcast(r[0].qp, &m4, 0) == EINVAL,
+	swr_tap(ibv_detach_mcast(r[0].qp, &m4, 0) == EINVAL,
 	    "detach of a group never attached is EINVAL");
 
 	/* limits */
 	memset(&da, 0, sizeof(da));
 	ret = ibv_query_device(rcv.ctx, &da);
-	tap(!ret && da.max_mcast_qp_attach == SWR_MAX_MCAST_QP_ATTACH_T &&
+	swr_tap(!ret && da.max_mcast_qp_attach == SWR_MAX_MCAST_QP_ATTACH_T &&
 	    da.max_mcast_grp == SWR_MAX_MCAST_GRP_T,
 	    "query_device: %d groups, %d QPs per group", da.max_mcast_grp,
 	    da.max_mcast_qp_attach);
@@ -299,7 +283,7 @@ int main(void)
 		else if (i < SWR_MAX_MCAST_QP_ATTACH_T)
 			break;
 	}
-	tap(n == SWR_MAX_MCAST_QP_ATTACH_T &&
+	swr_tap(n == SWR_MAX_MCAST_QP_ATTACH_T &&
 	    i == SWR_MAX_MCAST_QP_ATTACH_T + 1,
 	    "max_mcast_qp_attach QPs attach, one more fails (%d of %d)", n,
 	    i);
@@ -316,14 +300,14 @@ int main(void)
 		else
 			break;
 	}
-	tap(n == SWR_MAX_MCAST_GRP_T, "max_mcast_grp groups, one more fails (%d)",
+	swr_tap(n == SWR_MAX_MCAST_GRP_T, "max_mcast_grp groups, one more fails (%d)",
 	    n);
 	for (i = 0; i < n; i++) {
 		g.raw[13] = 100 + i / 256;
 		g.raw[14] = i % 256;
 		ibv_detach_mcast(r[0].qp, &g, 0);
 	}
-	tap(!member("239.100.0.0") && !member("239.131.255.255"),
+	swr_tap(!member("239.100.0.0") && !member("239.131.255.255"),
 	    "all of them left");
 
 	/* UD over the wire: a message above the path MTU fails the WR */
@@ -331,13 +315,13 @@ int main(void)
 	memset(rbuf(2), 0xa5, RBUF);
 	swr_post_recv1(r[2].qp, 12, rbuf(2), 4096, rcv.mr->lkey);
 	ret = ret ?: ud_send(&rcv.gid4, snd.g4, r[2].qp->qp_num, 1025, 9);
-	tap(ret == IBV_WC_LOC_LEN_ERR,
+	swr_tap(ret == IBV_WC_LOC_LEN_ERR,
 	    "UD send of path MTU + 1 bytes: IBV_WC_LOC_LEN_ERR (%d)", ret);
-	tap(nothing(2, 300), "and nothing reached the receiver");
+	swr_tap(nothing(2, 300), "and nothing reached the receiver");
 	/* the local error put the sending QP in error */
 	uqp_free(&s);
 	ret = uqp_new(&snd, &s, IBV_QPT_UD);
-	tap(!ret && ud_send(&rcv.gid4, snd.g4, r[2].qp->qp_num, 1024, 9) ==
+	swr_tap(!ret && ud_send(&rcv.gid4, snd.g4, r[2].qp->qp_num, 1024, 9) ==
 	    IBV_WC_SUCCESS && swr_poll_wait(r[2].cq, &wc, 5000) == 1 &&
 	    wc.status == IBV_WC_SUCCESS && wc.byte_len == 1064 &&
 	    swr_check(rbuf(2) + 40, 1024, 9) < 0,
@@ -347,6 +331,6 @@ out:
 	for (i = 0; i < 3; i++)
 		uqp_free(&r[i]);
 	uqp_free(&s);
-	printf("1..%d\n", tap_n);
-	return tap_fail ? 1 : 0;
+	printf("1..%d\n", swr_tap_st.n);
+	return swr_tap_st.fail ? 1 : 0;
 }

@@ -14,6 +14,8 @@
 set -u
 # shellcheck source=selftests/tap.sh
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
 
 cleanup() {
 	rdma link del swrm0 2>/dev/null
@@ -24,28 +26,10 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-if ! { ip netns add swr-ma && ip netns add swr-mb &&
-	ip link add mv0 type veth peer name mv1 &&
-	ip link set mv0 netns swr-ma && ip link set mv1 netns swr-mb; }; then
-	tap_bail "netns and veth"
-fi
-# addr NS IF N: 10.80.1.N and fd80::N on IF
-addr() {
-	ip -n "$1" addr add "10.80.1.$3/24" dev "$2" &&
-		ip -n "$1" -6 addr add "fd80::$3/64" dev "$2" nodad &&
-		ip -n "$1" link set "$2" up && ip -n "$1" link set lo up
-}
-addr swr-ma mv0 1 || tap_bail "addresses on mv0"
-addr swr-mb mv1 2 || tap_bail "addresses on mv1"
-ip netns exec swr-ma rdma link add swrm0 type swroce netdev mv0 &&
-	ip netns exec swr-mb rdma link add swrm1 type swroce netdev mv1
+ns_pair swr-ma swr-mb mv0 mv1 80.1 80 swrm0 swrm1
 tap_ok $? "two swroce devices across a veth"
-for _ in $(seq 50); do
-	grep -qs 'fd80' /sys/class/infiniband/swrm0/ports/1/gids/* &&
-		grep -qs 'fd80' /sys/class/infiniband/swrm1/ports/1/gids/* &&
-		break
-	sleep 0.1
-done
+wait_gid swrm0 "$(v6gid 80 1)" && wait_gid swrm1 "$(v6gid 80 2)" ||
+	tap_bail "IPv6 GIDs on swrm0/swrm1"
 
 log=/tmp/swr-mcast.log
 bin=$(dirname "$0")/../build/selftests/swroce_mcast

@@ -16,6 +16,8 @@
 set -u
 # shellcheck source=selftests/tap.sh
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
 
 T=20	# seconds for one pingpong run
 
@@ -32,65 +34,16 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-# pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
-# ("" = init_net), addresses 10.NET.1/2 and fdNET6::1/2
-pair() {
-	local na=$1 nb=$2 ia=$3 ib=$4 net=$5 net6=$6
-	ip link add "$ia" type veth peer name "$ib" || return 1
-	[ -n "$na" ] && { ip link set "$ia" netns "$na" || return 1; }
-	[ -n "$nb" ] && { ip link set "$ib" netns "$nb" || return 1; }
-	ip ${na:+-n "$na"} addr add "10.$net.1/24" dev "$ia" &&
-	ip ${na:+-n "$na"} -6 addr add "fd$net6::1/64" dev "$ia" nodad &&
-	ip ${na:+-n "$na"} link set "$ia" up &&
-	ip ${nb:+-n "$nb"} addr add "10.$net.2/24" dev "$ib" &&
-	ip ${nb:+-n "$nb"} -6 addr add "fd$net6::2/64" dev "$ib" nodad &&
-	ip ${nb:+-n "$nb"} link set "$ib" up
-}
-
-# gid_index DEV GID: the RoCE v2 GID table index holding GID
-gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 i
-	for i in $(seq 0 31); do
-		[ "$(cat "$d/gids/$i" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] ||
-			continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
-
-v4gid() {
-	local IFS=.
-	# shellcheck disable=SC2086 # split the dotted quad
-	set -- $1
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
-}
-
-v6gid() {
-	# fdNN::X -> full form
-	printf 'fd%s:0000:0000:0000:0000:0000:0000:%04x' "$1" "$2"
-}
-
-# wait_gid DEV GID: GIDs appear asynchronously after the address is added
-wait_gid() {
-	local _
-	for _ in $(seq 50); do
-		gid_index "$1" "$2" >/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# pp PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one pingpong run,
-# server in namespace SNS, client in CNS ("" = init_net)
-pp() {
-	local prog=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
+# run_pair GIDOPT PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one
+# client/server run of PROG, the server in namespace SNS, the client in CNS
+# ("" = init_net); GIDOPT is how PROG names the GID index (-g, -x)
+run_pair() {
+	local gopt=$1 prog=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 ip=$9
 	local si ci spid rc
-	shift 8
+	shift 9
 	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
 	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
-	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" -g "$si" "$@" \
+	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" "$gopt" "$si" "$@" \
 		>/tmp/swr-wire-srv.log 2>&1 &
 	spid=$!
 	# the server listens on TCP 18515 once its device is open
@@ -99,20 +52,30 @@ pp() {
 			grep -q . && break
 		sleep 0.1
 	done
-	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" -g "$ci" "$@" "$ip" \
+	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" "$gopt" "$ci" "$@" "$ip" \
 		>/tmp/swr-wire-cli.log 2>&1
 	rc=$?
 	wait $spid || rc=1
+	# perftest's client prints a result line: bytes, iterations, ...
+	case $prog in
+	ib_*) grep -Eq '^ *[0-9]+ +[0-9]+ ' /tmp/swr-wire-cli.log || rc=1 ;;
+	esac
 	if [ $rc -ne 0 ]; then
 		sed 's/^/# srv: /' /tmp/swr-wire-srv.log
 		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
 	fi
 	return $rc
 }
+# pp: a libibverbs example pingpong; pt: a perftest run (-F: no cpufreq check)
+pp() { run_pair -g "$@"; }
+pt() {
+	local prog=$1
+	shift
+	run_pair -x "$prog" "$@" -F
+}
 
 ip netns add swr-a || tap_bail "ip netns add"
 pair swr-a "" wv0 wv1 78.1 78 || tap_bail "veth pair"
-ip -n swr-a link set lo up
 modprobe rdma_rxe || tap_bail "modprobe rdma_rxe"
 
 ip netns exec swr-a rdma link add swrw0 type swroce netdev wv0
@@ -148,35 +111,6 @@ for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
 done
 pp ibv_rc_pingpong swr-a swrw0 "$S6" "" rxew0 "$R6" 10.78.1.1 -s 3000 -n 100
 tap_ok $? "ibv_rc_pingpong IPv6: swroce server, rxe client"
-
-# pt PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one perftest
-# run, as pp (perftest names the GID index -x)
-pt() {
-	local prog=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 ip=$8
-	local si ci spid rc
-	shift 8
-	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
-	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
-	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" -x "$si" -F "$@" \
-		>/tmp/swr-wire-srv.log 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		${sns:+ip netns exec "$sns"} ss -Hltn 'sport = :18515' |
-			grep -q . && break
-		sleep 0.1
-	done
-	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" -x "$ci" -F "$@" "$ip" \
-		>/tmp/swr-wire-cli.log 2>&1
-	rc=$?
-	wait $spid || rc=1
-	# the client prints one result line: bytes, iterations, peak, average
-	grep -Eq '^ *[0-9]+ +[0-9]+ ' /tmp/swr-wire-cli.log || rc=1
-	if [ $rc -ne 0 ]; then
-		sed 's/^/# srv: /' /tmp/swr-wire-srv.log
-		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
-	fi
-	return $rc
-}
 
 # perftest bandwidth runs, RC, both directions
 for prog in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
