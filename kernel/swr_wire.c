@@ -1183,6 +1183,7 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 	}
 	if (!rc && diff) {
 		/* UC: packets were lost; drop the message in progress. */
+		swr_qp_count(qp, SWR_CNT_OUT_OF_SEQ);
 		ws->cur = 0;
 		if (qp->resp.rwqe_valid)
 			qp->resp.rwqe_offset = 0;

@@ -25,6 +25,16 @@
  *   swroce_loss rnr           (no receive posted) one SEND fails with
  *                             RNR_RETRY_EXC_ERR after rnr_retry retries,
  *                             in the time min_rnr_timer predicts.
+ *   swroce_loss uc N [CMD]    (under loss) a UC QP pair: N messages of 4
+ *                             path MTUs, SENDs (with and without
+ *                             immediate), RDMA WRITEs with immediate and
+ *                             plain ones. All complete on the requester;
+ *                             some, not all, arrive, each whole, in
+ *                             order; WRITE targets hold a prefix of their
+ *                             message's packets, nothing foreign. Then
+ *                             CMD (which removes the impairment) and 4
+ *                             more messages, which must all arrive; the
+ *                             QPs stay in RTS throughout.
  *
  * Devices: SWR_LOSS_A and SWR_LOSS_B (one process opens both; the packets
  * cross the veth between their namespaces). Figures are TAP comments
@@ -851,6 +861,484 @@ static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
 	return failures ? 1 : 0;
 }
 
+/* UC under loss --------------------------------------------------------------- */
+
+/*
+ * UC messages, 4 path MTUs each: SENDs, SENDs with immediate, RDMA WRITEs
+ * with immediate and plain RDMA WRITEs, by message id. Every 4-byte word
+ * of message @id holds the id and the word's index, so a byte from
+ * another message or another offset shows; the buffers start as UC_JUNK,
+ * which no message word equals.
+ */
+#define UC_MAX		512		/* messages per run, at most */
+#define UC_FINAL	4		/* sent once the impairment is gone */
+#define UC_PKTS		4		/* packets per message */
+#define UC_WINDOW	32		/* sends outstanding */
+#define UC_JUNK		0xa5a5a5a5u
+
+enum { UC_SEND, UC_SEND_IMM, UC_WRITE_IMM, UC_WRITE };
+static const char *const uc_kname[] = {
+	"SEND", "SEND_WITH_IMM", "WRITE_WITH_IMM", "WRITE",
+};
+
+/* Ids n .. n + 3 (n a multiple of 8): SEND, SEND_IMM, SEND, WRITE_IMM. */
+static int uc_kind(uint32_t id)
+{
+	switch (id % 8) {
+	case 1: case 5:
+		return UC_SEND_IMM;
+	case 3:
+		return UC_WRITE_IMM;
+	case 6:
+		return UC_WRITE;
+	default:
+		return UC_SEND;
+	}
+}
+
+static uint32_t uc_word(uint32_t id, uint32_t k)
+{
+	return 0x5a000000u | id << 12 | k;
+}
+
+static void uc_fill(uint8_t *p, uint32_t len, uint32_t id)
+{
+	uint32_t k, w;
+
+	for (k = 0; k < len / 4; k++) {
+		w = uc_word(id, k);
+		memcpy(p + 4 * k, &w, 4);
+	}
+}
+
+/* Index of the first word of @p (@len bytes) that is not message @id's. */
+static long uc_check(const uint8_t *p, uint32_t len, uint32_t id)
+{
+	uint32_t k, w;
+
+	for (k = 0; k < len / 4; k++) {
+		memcpy(&w, p + 4 * k, 4);
+		if (w != uc_word(id, k))
+			return k;
+	}
+	return -1;
+}
+
+/* Index of the first word of @p (@len bytes) that is not junk. */
+static long uc_check_junk(const uint8_t *p, uint32_t len)
+{
+	uint32_t k, w;
+
+	for (k = 0; k < len / 4; k++) {
+		memcpy(&w, p + 4 * k, 4);
+		if (w != UC_JUNK)
+			return k;
+	}
+	return -1;
+}
+
+static struct ibv_qp *uc_create(struct dev *d, uint32_t nrecv)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = IBV_QPT_UC,
+		.send_cq = d->cq, .recv_cq = d->cq,
+		.cap = {
+			.max_send_wr = UC_WINDOW, .max_recv_wr = nrecv,
+			.max_send_sge = 1, .max_recv_sge = 1,
+		},
+	};
+
+	return ibv_create_qp(d->pd, &a);
+}
+
+/* UC @qp of @d to RTS towards @rqpn on @r (UC takes no RC attributes). */
+static int uc_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
+		      struct dev *r, uint32_t psn)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = d->mtu < r->mtu ? d->mtu : r->mtu;
+	a.dest_qp_num = rqpn;
+	a.rq_psn = psn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = r->gid;
+	a.ah_attr.grh.sgid_index = d->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = psn;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+struct uc_run {
+	struct dev *a, *b;
+	struct ibv_qp *qa, *qb;
+	uint32_t msg;		/* message size: UC_PKTS path MTUs */
+	uint32_t total;		/* messages, the final ones included */
+	uint8_t *src;		/* on a: message id's bytes at id * msg */
+	uint8_t *rbuf;		/* on b: receive slot i at i * 2 * msg */
+	uint8_t *tgt;		/* on b: WRITE target of id at id * msg */
+	uint32_t posted, sent, recvd;
+	int64_t last_id;	/* the last message id received */
+	uint8_t *got;		/* per id: a receive completed for it */
+};
+
+static int uc_post(struct uc_run *u)
+{
+	uint32_t id = u->posted;
+	int kind = uc_kind(id);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(u->src + (size_t)id * u->msg),
+		.length = u->msg, .lkey = u->a->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(id),
+	}, *bad;
+
+	switch (kind) {
+	case UC_SEND:
+		wr.opcode = IBV_WR_SEND;
+		break;
+	case UC_SEND_IMM:
+		wr.opcode = IBV_WR_SEND_WITH_IMM;
+		break;
+	default:
+		wr.opcode = kind == UC_WRITE ? IBV_WR_RDMA_WRITE :
+					       IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.wr.rdma.remote_addr =
+			(uintptr_t)(u->tgt + (size_t)id * u->msg);
+		wr.wr.rdma.rkey = u->b->mr->rkey;
+		break;
+	}
+	u->posted++;
+	return ibv_post_send(u->qa, &wr, &bad);
+}
+
+/* A requester completion: the next WR, successful (UC: once sent). */
+static void uc_sent(struct uc_run *u, const struct ibv_wc *wc)
+{
+	int kind = uc_kind(u->sent);
+	enum ibv_wc_opcode want = kind == UC_SEND || kind == UC_SEND_IMM ?
+				  IBV_WC_SEND : IBV_WC_RDMA_WRITE;
+
+	if (wc->wr_id != u->sent || wc->status != IBV_WC_SUCCESS ||
+	    wc->opcode != want)
+		fail("send completion %u: wr_id %" PRIu64 " status %s opcode %d",
+		     u->sent, wc->wr_id, ibv_wc_status_str(wc->status),
+		     wc->opcode);
+	u->sent++;
+}
+
+/*
+ * A receive completion: the next receive WQE, one whole message, newer
+ * than the one before. A SEND's bytes are in the receive buffer (and
+ * nothing past them); a WRITE with immediate's, whole, in its target.
+ */
+static void uc_recv(struct uc_run *u, const struct ibv_wc *wc)
+{
+	const uint8_t *p = u->rbuf + (size_t)u->recvd * 2 * u->msg;
+	uint32_t id, w;
+	long bad;
+
+	if (wc->wr_id != u->recvd || wc->status != IBV_WC_SUCCESS) {
+		fail("receive %u: wr_id %" PRIu64 " status %s", u->recvd,
+		     wc->wr_id, ibv_wc_status_str(wc->status));
+		u->recvd++;
+		return;
+	}
+	u->recvd++;
+	if (wc->byte_len != u->msg) {
+		fail("receive %u: byte_len %u, want %u", u->recvd - 1,
+		     wc->byte_len, u->msg);
+		return;
+	}
+	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+		id = ntohl(wc->imm_data);
+		if (id >= u->total || uc_kind(id) != UC_WRITE_IMM) {
+			fail("receive %u: WRITE_WITH_IMM completion, imm %u",
+			     u->recvd - 1, id);
+			return;
+		}
+		bad = uc_check(u->tgt + (size_t)id * u->msg, u->msg, id);
+		if (bad >= 0)
+			fail("WRITE_WITH_IMM %u completed, target word %ld wrong",
+			     id, bad);
+	} else if (wc->opcode == IBV_WC_RECV) {
+		memcpy(&w, p, 4);
+		id = w >> 12 & 0xfff;
+		if ((w >> 24) != 0x5a || id >= u->total ||
+		    (uc_kind(id) != UC_SEND && uc_kind(id) != UC_SEND_IMM)) {
+			fail("receive %u: first word %08x is no SEND's", u->recvd - 1,
+			     w);
+			return;
+		}
+		bad = uc_check(p, u->msg, id);
+		if (bad >= 0)
+			fail("receive %u (SEND %u): word %ld is %08x, want %08x",
+			     u->recvd - 1, id, bad,
+			     ((const uint32_t *)p)[bad], uc_word(id, bad));
+		bad = uc_check_junk(p + u->msg, u->msg);
+		if (bad >= 0)
+			fail("receive %u (SEND %u): written past the message, "
+			     "word %ld", u->recvd - 1, id, bad + u->msg / 4);
+		if ((uc_kind(id) == UC_SEND_IMM) !=
+		    !!(wc->wc_flags & IBV_WC_WITH_IMM) ||
+		    (uc_kind(id) == UC_SEND_IMM && ntohl(wc->imm_data) != id))
+			fail("SEND %u: wc_flags %#x imm %u", id, wc->wc_flags,
+			     ntohl(wc->imm_data));
+	} else {
+		fail("receive %u: opcode %d", u->recvd - 1, wc->opcode);
+		return;
+	}
+	if ((int64_t)id <= u->last_id)
+		fail("message %u completed after message %" PRId64, id,
+		     u->last_id);
+	u->last_id = id;
+	u->got[id] = 1;
+}
+
+/*
+ * Post messages up to id @limit, at most UC_WINDOW outstanding, and poll
+ * both CQs: until every one is sent and, when @final, the last message
+ * is received (0); or until nothing completes for @ms (1); -1 on errors.
+ */
+static int uc_poll(struct uc_run *u, uint32_t limit, bool final, int ms)
+{
+	uint64_t last = swr_now_ms();
+	struct ibv_wc wc[32];
+	int n, i;
+
+	while (!failures) {
+		if (u->sent == limit && final && u->last_id == u->total - 1)
+			return 0;
+		while (u->posted < limit && u->posted - u->sent < UC_WINDOW)
+			if (uc_post(u)) {
+				fail("post_send %u: %s", u->posted,
+				     strerror(errno));
+				return -1;
+			}
+		n = ibv_poll_cq(u->a->cq, 32, wc);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			uc_sent(u, &wc[i]);
+		if (n > 0)
+			last = swr_now_ms();
+		n = ibv_poll_cq(u->b->cq, 32, wc);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			uc_recv(u, &wc[i]);
+		if (n > 0)
+			last = swr_now_ms();
+		else if (swr_now_ms() - last > (uint64_t)ms)
+			return 1;
+		else
+			sched_yield();
+	}
+	return -1;
+}
+
+/*
+ * The WRITE target of message @id: each packet's share is all of the
+ * message's words or all junk (a packet is placed whole or not at all),
+ * and the placed shares are a prefix (after a loss the rest of the
+ * message is dropped). The number of shares placed, or -1.
+ */
+static int uc_target(struct uc_run *u, uint32_t id, uint32_t mtu)
+{
+	const uint8_t *p = u->tgt + (size_t)id * u->msg;
+	uint32_t c, k, w, words = mtu / 4;
+	int full = 0, st, cst;
+
+	for (c = 0; c < UC_PKTS; c++) {
+		cst = -1;
+		for (k = c * words; k < (c + 1) * words; k++) {
+			memcpy(&w, p + 4 * k, 4);
+			st = w == uc_word(id, k) ? 1 : w == UC_JUNK ? 0 : 2;
+			if (st == 2 || (cst >= 0 && st != cst)) {
+				fail("%s %u: target word %u is %08x, packet %u "
+				     "partly placed or foreign",
+				     uc_kname[uc_kind(id)], id, k, w, c);
+				return -1;
+			}
+			cst = st;
+		}
+		if (cst && full != (int)c) {
+			fail("%s %u: packet %u placed after a missing one",
+			     uc_kname[uc_kind(id)], id, c);
+			return -1;
+		}
+		full += cst;
+	}
+	return full;
+}
+
+static int do_uc(struct dev *a, struct dev *b, uint32_t n, const char *clear)
+{
+	struct uc_run u = { .a = a, .b = b, .last_id = -1 };
+	uint32_t id, mtu, recvable = 0, got = 0, wfull = 0, wpart = 0;
+	struct ibv_qp_init_attr init;
+	long long c0[NCNT], c1[NCNT];
+	struct ibv_qp_attr at;
+	int ret, kind, full;
+	double t0, t1;
+	long bad;
+
+	n = (n + 7) / 8 * 8;
+	if (n < 8 || n > UC_MAX) {
+		fail("message count %u outside 8..%u", n, UC_MAX);
+		return 1;
+	}
+	u.total = n + UC_FINAL;
+	u.qa = uc_create(a, 1);
+	u.qb = uc_create(b, u.total);
+	if (!u.qa || !u.qb ||
+	    uc_connect(u.qa, a, u.qb->qp_num, b, 0xfffe00) ||
+	    uc_connect(u.qb, b, u.qa->qp_num, a, 0xfffe00) ||
+	    ibv_query_qp(u.qa, &at, IBV_QP_PATH_MTU, &init)) {
+		fail("UC setup: %s", strerror(errno));
+		return 1;
+	}
+	mtu = 128u << at.path_mtu;
+	u.msg = UC_PKTS * mtu;
+	u.src = a->buf;
+	u.rbuf = b->buf;
+	u.tgt = b->buf + (size_t)u.total * 2 * u.msg;
+	u.got = calloc(u.total, 1);
+	if (!u.got || (size_t)u.total * 3 * u.msg > BUFSZ) {
+		fail("no room for %u messages of %u bytes", u.total, u.msg);
+		return 1;
+	}
+	printf("# UC, path MTU %u: %u messages of %u bytes (%u packets), "
+	       "then %u without loss\n", mtu, n, u.msg, UC_PKTS, UC_FINAL);
+	for (id = 0; id < u.total; id++)
+		uc_fill(u.src + (size_t)id * u.msg, u.msg, id);
+	memset(b->buf, 0xa5, (size_t)u.total * 3 * u.msg);
+	for (id = 0; id < u.total; id++)
+		if (swr_post_recv1(u.qb, id, u.rbuf + (size_t)id * 2 * u.msg,
+				   2 * u.msg, b->mr->lkey)) {
+			fail("post_recv %u", id);
+			return 1;
+		}
+
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	/* Under loss: all sent, then 2 s without any completion. */
+	ret = uc_poll(&u, n, false, 2000);
+	t1 = now_s();
+	if (ret < 0 || u.sent != n) {
+		if (!failures)
+			fail("under loss: %u of %u sent", u.sent, n);
+		goto out;
+	}
+	printf("# under loss: %u messages sent, %u received in %.2f s\n", n,
+	       u.recvd, t1 - t0);
+	/* UC loss is no error: both QPs are still in RTS. */
+	if (swr_qp_state(u.qa) != IBV_QPS_RTS ||
+	    swr_qp_state(u.qb) != IBV_QPS_RTS)
+		fail("after the loss: QP states %d, %d, want RTS",
+		     swr_qp_state(u.qa), swr_qp_state(u.qb));
+	if (clear && system(clear))
+		fail("clearing the impairment: %s", clear);
+	ret = uc_poll(&u, u.total, true, 20000);
+	if (ret) {
+		if (!failures)
+			fail("final messages: %u of %u sent, last received %"
+			     PRId64, u.sent, u.total, u.last_id);
+		goto out;
+	}
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+
+	for (id = 0; id < u.total; id++) {
+		kind = uc_kind(id);
+		if (kind != UC_WRITE && id < n) {
+			recvable++;
+			got += u.got[id];
+		}
+		if (kind != UC_WRITE && id >= n && !u.got[id])
+			fail("%s %u (no loss) not received", uc_kname[kind], id);
+		if (kind == UC_SEND || kind == UC_SEND_IMM) {
+			bad = uc_check_junk(u.tgt + (size_t)id * u.msg, u.msg);
+			if (bad >= 0)
+				fail("target of %s %u written, word %ld",
+				     uc_kname[kind], id, bad);
+			continue;
+		}
+		full = uc_target(&u, id, mtu);
+		if (full < 0)
+			continue;
+		wfull += full == UC_PKTS;
+		wpart += full > 0 && full < UC_PKTS;
+		if (id >= n && full != UC_PKTS)
+			fail("%s %u (no loss): %d of %u packets placed",
+			     uc_kname[kind], id, full, UC_PKTS);
+		/* Its last packet placed <=> its completion. */
+		if (kind == UC_WRITE_IMM && (full == UC_PKTS) != u.got[id])
+			fail("WRITE_WITH_IMM %u: %d packets placed, %s",
+			     id, full, u.got[id] ? "completed" : "no completion");
+	}
+	/* Receive WQEs never reached (the one after the last completed
+	 * may hold a dropped SEND's first packets): untouched.
+	 */
+	for (id = u.recvd + 1; id < u.total; id++) {
+		bad = uc_check_junk(u.rbuf + (size_t)id * 2 * u.msg, 2 * u.msg);
+		if (bad >= 0) {
+			fail("receive buffer %u (not completed) written, word %ld",
+			     id, bad);
+			break;
+		}
+	}
+	printf("# under loss: %u of %u SENDs and WRITEs with immediate "
+	       "received whole (%.1f%%; 0.9^%u = %.1f%% expected); WRITE "
+	       "targets: %u whole, %u a prefix of the packets\n", got,
+	       recvable, 100.0 * got / recvable, UC_PKTS,
+	       100.0 * 0.6561, wfull, wpart);
+	if (got == 0 || got >= recvable)
+		fail("%u of %u received under 10%% loss: want some, not all",
+		     got, recvable);
+	if (cnt_delta(c0, c1, "tx_pkts") < (long long)UC_PKTS * u.total ||
+	    cnt_delta(c0, c1, "rx_pkts") >= cnt_delta(c0, c1, "tx_pkts"))
+		fail("tx_pkts rose by %lld, rx_pkts by %lld: want >= %u and "
+		     "fewer received", cnt_delta(c0, c1, "tx_pkts"),
+		     cnt_delta(c0, c1, "rx_pkts"), UC_PKTS * u.total);
+	if (cnt_delta(c0, c1, "retransmits") || cnt_delta(c0, c1, "rnr_nak"))
+		fail("UC: retransmits %lld, rnr_nak %lld, want 0",
+		     cnt_delta(c0, c1, "retransmits"),
+		     cnt_delta(c0, c1, "rnr_nak"));
+	/* each PSN gap the responder saw dropped a message in progress */
+	if (cnt_delta(c0, c1, "out_of_sequence") <= 0)
+		fail("UC: out_of_sequence did not rise after losses");
+	if (swr_qp_state(u.qa) != IBV_QPS_RTS ||
+	    swr_qp_state(u.qb) != IBV_QPS_RTS)
+		fail("at the end: QP states %d, %d, want RTS",
+		     swr_qp_state(u.qa), swr_qp_state(u.qb));
+out:
+	ibv_destroy_qp(u.qa);
+	ibv_destroy_qp(u.qb);
+	free(u.got);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *na = getenv("SWR_LOSS_A"), *nb = getenv("SWR_LOSS_B");
@@ -860,7 +1348,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || !na || !nb) {
 		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
-			"move MIB EXPECT | rdatomic | retry | rnr\n", argv[0]);
+			"move MIB EXPECT | rdatomic | retry | rnr | "
+			"uc N [CMD]\n", argv[0]);
 		return 4;
 	}
 	ret = dev_open(&a, na);
@@ -879,5 +1368,8 @@ int main(int argc, char **argv)
 		return do_exhaust(&a, &b, false);
 	if (!strcmp(argv[1], "rnr"))
 		return do_exhaust(&a, &b, true);
+	if (!strcmp(argv[1], "uc") && argc > 2)
+		return do_uc(&a, &b, strtoul(argv[2], NULL, 0),
+			     argc > 3 ? argv[3] : NULL);
 	return 4;
 }

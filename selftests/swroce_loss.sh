@@ -12,7 +12,8 @@
 # selftests/swroce_loss.c does the traffic and the checks; it prints its
 # figures (bytes, time, throughput, counter deltas) as TAP comments.
 # SWR_LOSS_MIB sets the MiB moved per setting (default 64); SWR_LOSS_ONLY
-# a list of the settings to run (default all).
+# a list of the settings to run (default all), "uc" among them for the UC
+# run.
 # Runs as root inside the test guest (selftests/run-guest.sh), with the
 # provider installed. TAP on stdout.
 
@@ -97,6 +98,20 @@ duplicate dup_requests,dup_responses duplicate 5%
 jitter !rx_dropped,!nak_inv_req_sent delay 2ms 1ms rate 10gbit
 all retransmits,nak_seq_sent,nak_seq_rcvd,dup_requests,out_of_sequence,dup_responses delay 2ms 1ms reorder 25% 50% loss 1% duplicate 5% rate 10gbit
 EOF
+
+# UC under 10% loss: a message that lost a packet is dropped, the next
+# FIRST starts afresh; the program removes the impairment (the command
+# passed) before its last messages. "uc" in SWR_LOSS_ONLY selects it.
+if [ -z "${SWR_LOSS_ONLY:-}" ] || [[ " $SWR_LOSS_ONLY " == *" uc "* ]]; then
+	if netem loss 10%; then
+		echo "# netem: loss 10%"
+		run "UC under 10% loss: whole messages in order or none, RTS kept" \
+			uc 400 "tc -n swr-la qdisc del dev wl0 root &&
+				tc -n swr-lb qdisc del dev wl1 root"
+	else
+		tap_ok 1 "netem loss 10%"
+	fi
+fi
 
 netem loss 5% duplicate 5%
 run "max_rd_atomic 1 vs max_dest_rd_atomic 1, loss and duplicates" rdatomic
