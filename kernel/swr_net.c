@@ -760,6 +760,38 @@ static void swr_mcast_dev_fini(struct swr_dev *sdev)
 	mutex_unlock(&swr_mcg_mutex);
 }
 
+/* The GID of @rx's IP source (@src) or destination address. */
+static void swr_rx_gid(const struct swr_rx *rx, bool src, union ib_gid *gid)
+{
+	if (rx->ipv4) {
+		const struct iphdr *iph = ip_hdr(rx->skb);
+
+		ipv6_addr_set_v4mapped(src ? iph->saddr : iph->daddr,
+				       (struct in6_addr *)gid->raw);
+	} else {
+		const struct ipv6hdr *ip6 = ipv6_hdr(rx->skb);
+
+		memcpy(gid->raw, src ? &ip6->saddr : &ip6->daddr,
+		       sizeof(gid->raw));
+	}
+}
+
+/*
+ * Whether @rx came from the peer of a connected QP whose path is @d, to the
+ * QP's own GID: RC and UC accept nothing else (rdma_rxe checks the same),
+ * so a host that guesses a QPN and PSN cannot inject into a connection.
+ */
+bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d)
+{
+	union ib_gid gid;
+
+	swr_rx_gid(rx, true, &gid);
+	if (memcmp(&gid, &d->dgid, sizeof(gid)))
+		return false;
+	swr_rx_gid(rx, false, &gid);
+	return !memcmp(&gid, &d->sgid, sizeof(gid));
+}
+
 /* A UD datagram to QPN 0xffffff: a copy to each QP attached to its group. */
 static void swr_mcast_rx(struct swr_rx *rx)
 {
@@ -767,11 +799,7 @@ static void swr_mcast_rx(struct swr_rx *rx)
 	struct swr_mcg *g;
 	union ib_gid mgid;
 
-	if (rx->ipv4)
-		ipv6_addr_set_v4mapped(ip_hdr(rx->skb)->daddr,
-				       (struct in6_addr *)mgid.raw);
-	else
-		memcpy(mgid.raw, &ipv6_hdr(rx->skb)->daddr, sizeof(mgid));
+	swr_rx_gid(rx, false, &mgid);
 	spin_lock(&swr_mcg_lock);
 	g = swr_mcg_find(rx->sdev, &mgid);
 	if (g) {
@@ -854,30 +882,6 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 			 (bth->opcode & SWR_OP_TRANSPORT_MASK) != SWR_OP_UD))
 		return -ENOENT;
 	return 0;
-}
-
-/*
- * Whether @rx came from the peer of a connected QP whose path is @d, to the
- * QP's own GID: RC and UC accept nothing else (rdma_rxe checks the same),
- * so a host that guesses a QPN and PSN cannot inject into a connection.
- */
-bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d)
-{
-	union ib_gid src, dst;
-
-	if (rx->ipv4) {
-		const struct iphdr *iph = ip_hdr(rx->skb);
-
-		ipv6_addr_set_v4mapped(iph->saddr, (struct in6_addr *)src.raw);
-		ipv6_addr_set_v4mapped(iph->daddr, (struct in6_addr *)dst.raw);
-	} else {
-		const struct ipv6hdr *ip6 = ipv6_hdr(rx->skb);
-
-		memcpy(src.raw, &ip6->saddr, sizeof(src.raw));
-		memcpy(dst.raw, &ip6->daddr, sizeof(dst.raw));
-	}
-	return !memcmp(&src, &d->dgid, sizeof(src)) &&
-	       !memcmp(&dst, &d->sgid, sizeof(dst));
 }
 
 /* The drop counter for swr_rx_parse()'s error @err. */
