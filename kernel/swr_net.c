@@ -508,8 +508,12 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 			reason = SWR_CNT_RX_DROP_QKEY;
 		goto drop_unlock;
 	}
+	if (!swr_wire_qp_get(qp, GFP_ATOMIC)) {
+		reason = SWR_CNT_RX_DROP_NOMEM;
+		goto drop_unlock;
+	}
 	rwqe = &qp->resp.rwqe;
-	rseg = qp->resp.wire_seg;
+	rseg = qp->wire->seg;
 	err = swr_recv_pop(qp, rwqe);
 	if (err) {
 		if (err == -EINVAL)

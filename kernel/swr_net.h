@@ -123,6 +123,8 @@ bool swr_wire_idle(struct swr_qp *qp);
 u64 swr_wire_deadline(struct swr_qp *qp);
 /* Destroy: drop what the receive path queued (no locks held). */
 void swr_wire_qp_fini(struct swr_qp *qp);
+/* The QP's wire state (struct swr_wire_qp), allocated on first use. */
+struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp);
 /* Multicast verbs (UD QPs, IP multicast GIDs). */
 int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int swr_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

@@ -329,6 +329,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	/* Responses the receive path queued for the requester. */
 	swr_wire_qp_fini(qp);
+	kfree(qp->wire);
 
 	/* A ring still mapped by the process stays valid memory. */
 	swr_ring_free(qp->sq.ring, qp->sq.mmap);
@@ -449,6 +450,8 @@ static void swr_qp_reset(struct swr_qp *qp)
 
 	mutex_lock(&qp->sq_lock);
 	memset(&qp->req, 0, sizeof(qp->req));
+	if (qp->wire)
+		memset(&qp->wire->req, 0, sizeof(qp->wire->req));
 	qp->req.psn = qp->attr.sq_psn;
 	idx = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) : qp->sq.prod;
 	qp->sq.cons = idx;
@@ -458,6 +461,8 @@ static void swr_qp_reset(struct swr_qp *qp)
 
 	spin_lock_bh(&qp->resp_lock);
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	if (qp->wire)
+		memset(&qp->wire->resp, 0, sizeof(qp->wire->resp));
 	/* A responder copying without the lock: its receive is gone. */
 	qp->resp_gen++;
 	qp->resp.psn = qp->attr.rq_psn;

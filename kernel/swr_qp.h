@@ -252,7 +252,6 @@ struct swr_req {
 	struct swr_seg lseg[SWR_MAX_SGE];	/* local SGEs */
 	struct swr_seg rseg[SWR_MAX_SGE];	/* receive SGEs or rkey range */
 	struct swr_recv_wqe rwqe;		/* the consumed receive WQE */
-	struct swr_wire_req wire;		/* zeroed by reset, like all */
 };
 
 /* Responder progress: under resp_lock. */
@@ -265,9 +264,19 @@ struct swr_resp {
 	struct swr_recv_wqe rwqe;
 	bool rwqe_valid;
 	u32 rwqe_offset;
-	/* Receive segments of the packet being placed (swr_net.c). */
-	struct swr_seg wire_seg[SWR_MAX_SGE];
-	struct swr_wire_resp wire;
+};
+
+/*
+ * A QP's state for the wire, allocated when it first sends or receives a
+ * packet (swr_wire_qp_get()) and kept until it is destroyed: QPs that
+ * only ever talk to QPs of their own device do without it. A reset
+ * zeroes req (under sq_lock) and resp (under resp_lock) like the rest.
+ */
+struct swr_wire_qp {
+	struct swr_wire_req req;	/* sq_lock */
+	struct swr_wire_resp resp;	/* resp_lock */
+	/* Receive segments of the packet being placed (resp_lock). */
+	struct swr_seg seg[SWR_MAX_SGE];
 };
 
 /*
@@ -316,6 +325,8 @@ struct swr_qp {
 	 */
 	struct llist_head wire_rxq;
 	atomic_t wire_rxq_len;	/* skbs on it, at most SWR_WIRE_RXQ_MAX */
+	/* NULL until first used; set once (cmpxchg), freed by destroy. */
+	struct swr_wire_qp *wire;
 	/*
 	 * Set by modify_qp to ERR, by swr_qp_set_error() and by a kernel
 	 * consumer posting to a QP in ERR: the poller flushes both queues.

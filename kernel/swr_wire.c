@@ -181,9 +181,29 @@ static bool swr_wire_is_rd_atomic(u8 op)
 	       op == SWROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire), *old;
+
+	if (likely(w))
+		return w;
+	w = kzalloc(sizeof(*w), gfp | __GFP_NOWARN);
+	if (!w)
+		return NULL;
+	/* The requester and the receive softirq may race to install it. */
+	old = cmpxchg(&qp->wire, NULL, w);
+	if (old) {
+		kfree(w);
+		return old;
+	}
+	return w;
+}
+
 bool swr_wire_idle(struct swr_qp *qp)
 {
-	return qp->req.wire.head == qp->req.wire.tail;
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	return !w || w->req.head == w->req.tail;
 }
 
 static u64 swr_wire_tmo(u8 timeout)
@@ -193,7 +213,7 @@ static u64 swr_wire_tmo(u8 timeout)
 
 static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	u64 tmo = swr_wire_tmo(p->timeout);
 
 	wr->deadline = tmo && !swr_wire_idle(qp) ? ktime_get_ns() + tmo : 0;
@@ -201,12 +221,16 @@ static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 
 bool swr_wire_submit(struct swr_qp *qp, u64 len)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
 	const struct swr_send_wqe *w = &qp->req.wqe;
 	struct swr_wire_path p;
 	struct swr_wire_ent *e;
+	struct swr_wire_req *wr;
 	u32 i, n;
 
+	/* No memory for the window: wait and try again, as for a full one. */
+	if (!swr_wire_qp_get(qp, GFP_KERNEL))
+		return false;
+	wr = &qp->wire->req;
 	if (wr->tail - wr->head >= SWR_WIRE_WINDOW || wr->rnr_until)
 		return false;
 	if (swr_wire_path(qp, &p))
@@ -318,7 +342,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	const struct swroce_send_wqe *h = &e->wqe.hdr;
 	u8 op = swr_wire_req_opcode(e, k, &ack_req);
 	const struct swr_opinfo *oi = swr_opinfo(op);
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	u32 paylen = 0, pad, hdr_len = oi->hdr_len, psn, span = 1;
 	struct sk_buff *skb;
 	u64 off;
@@ -342,10 +366,10 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 			paylen = (u32)min_t(u64, e->len - off, p->mtu);
 	}
 	pad = (4 - (paylen & 3)) & 3;
-	if (rc && ++qp->req.wire.unacked >= SWR_WIRE_ACK_EVERY)
+	if (rc && ++wr->unacked >= SWR_WIRE_ACK_EVERY)
 		ack_req = true;
 	if (ack_req)
-		qp->req.wire.unacked = 0;
+		wr->unacked = 0;
 
 	skb = swr_skb_alloc(sdev, hdr_len, paylen, pad);
 	if (!skb)
@@ -403,7 +427,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 /* Complete the head entry with @status (0 byte_len on error). */
 static void swr_wire_retire(struct swr_qp *qp, enum ib_wc_status status)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e = swr_wire_ent(wr, wr->head);
 
 	swr_req_complete(qp, &e->wqe, status,
@@ -420,7 +444,7 @@ static void swr_wire_retire(struct swr_qp *qp, enum ib_wc_status status)
 /* Complete the answered entries at the head, in order. */
 static void swr_wire_retire_done(struct swr_qp *qp)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 
 	while (wr->head != wr->tail && swr_wire_ent(wr, wr->head)->done)
 		swr_wire_retire(qp, IB_WC_SUCCESS);
@@ -430,7 +454,7 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 static void swr_wire_send_pending(struct swr_qp *qp,
 				  const struct swr_wire_path *p)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
@@ -489,7 +513,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
  */
 static void swr_wire_go_back(struct swr_qp *qp, u32 i, u32 k)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e = swr_wire_ent(wr, i);
 
 	wr->send = i;
@@ -504,7 +528,7 @@ static void swr_wire_go_back(struct swr_qp *qp, u32 i, u32 k)
 static struct swr_wire_ent *swr_wire_find(struct swr_qp *qp, u32 psn,
 					  u32 *idx)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e;
 	u32 i;
 
@@ -528,7 +552,7 @@ static struct swr_wire_ent *swr_wire_find(struct swr_qp *qp, u32 psn,
  */
 static bool swr_wire_implicit(struct swr_qp *qp, u32 idx)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e;
 	bool progress = false;
 	u32 i;
@@ -546,7 +570,7 @@ static bool swr_wire_implicit(struct swr_qp *qp, u32 idx)
 /* The first entry not answered at or before @idx. */
 static u32 swr_wire_first_open(struct swr_qp *qp, u32 idx)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	u32 i;
 
 	for (i = wr->head; i != idx; i++)
@@ -601,7 +625,7 @@ static bool swr_wire_acked(struct swr_wire_req *wr, u32 psn)
 static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			     u32 psn, u8 syn)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e;
 	bool progress = false;
 	u32 i, idx;
@@ -690,7 +714,7 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 			      const struct swr_opinfo *oi, const u8 *payload,
 			      u32 paylen)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	bool progress = false, last = k + 1 == e->npkts;
 	u32 bit;
 
@@ -748,7 +772,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 	const u8 *payload = hdr + cb->hdr_len;
 	u8 op = bth->opcode & ~SWR_OP_TRANSPORT_MASK;
 	u32 psn = ntohl(bth->apsn) & SWR_PSN_MASK;
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr = &qp->wire->req;
 	const struct swr_opinfo *oi = swr_opinfo(bth->opcode);
 	struct swr_wire_ent *e;
 	bool progress = false;
@@ -821,20 +845,24 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 
 void swr_wire_poll(struct swr_qp *qp)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr;
 	struct llist_node *list;
 	struct sk_buff *skb, *next;
 	struct swr_wire_path p;
 	u64 now;
 
 	list = llist_del_all(&qp->wire_rxq);
-	if (swr_wire_path(qp, &p)) {
+	if (!qp->wire || swr_wire_path(qp, &p)) {
 		llist_for_each_entry_safe(skb, next, list, ll_node) {
 			atomic_dec(&qp->wire_rxq_len);
+			/* Without a window nothing was sent: nothing answered. */
+			if (!qp->wire)
+				swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			kfree_skb(skb);
 		}
 		return;
 	}
+	wr = &qp->wire->req;
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(skb, next, list, ll_node) {
 		atomic_dec(&qp->wire_rxq_len);
@@ -879,19 +907,26 @@ void swr_wire_poll(struct swr_qp *qp)
 
 u64 swr_wire_deadline(struct swr_qp *qp)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
-	u64 t = READ_ONCE(wr->rnr_until);
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+	u64 t;
 
-	return t ? t : READ_ONCE(wr->deadline);
+	if (!w)
+		return 0;
+	t = READ_ONCE(w->req.rnr_until);
+	return t ? t : READ_ONCE(w->req.deadline);
 }
 
 bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+	struct swr_wire_req *wr;
 	u64 t;
 
 	if (!llist_empty(&qp->wire_rxq))
 		return true;
+	if (!w)
+		return false;
+	wr = &w->req;
 	if (READ_ONCE(wr->head) == READ_ONCE(wr->tail))
 		return false;
 	t = READ_ONCE(wr->rnr_until);
@@ -905,10 +940,13 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 
 int swr_wire_flush(struct swr_qp *qp)
 {
-	struct swr_wire_req *wr = &qp->req.wire;
+	struct swr_wire_req *wr;
 	int n = 0;
 
 	swr_wire_qp_fini(qp);
+	if (!qp->wire)
+		return 0;
+	wr = &qp->wire->req;
 	for (; wr->head != wr->tail; wr->head++, n++)
 		swr_req_complete(qp, &swr_wire_ent(wr, wr->head)->wqe,
 				 IB_WC_WR_FLUSH_ERR, 0);
@@ -961,7 +999,7 @@ static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
 {
 	swr_wire_send_ack(qp, p, psn,
 			  SWR_AETH_RNR_NAK | (p->min_rnr_timer & 31),
-			  qp->resp.wire.msn, NULL);
+			  qp->wire->resp.msn, NULL);
 }
 
 /* Send the read responses for a READ of @len bytes at @va / @mr. */
@@ -1012,7 +1050,7 @@ static void swr_wire_read_resp(struct swr_qp *qp, const struct swr_wire_path *p,
 static int swr_wire_place_recv(struct swr_qp *qp, const u8 *data, u32 len)
 {
 	struct swr_recv_wqe *rwqe = &qp->resp.rwqe;
-	struct swr_seg *seg = qp->resp.wire_seg;
+	struct swr_seg *seg = qp->wire->seg;
 	u64 off = qp->resp.rwqe_offset, skip;
 	u32 nr, di = 0;
 	int err;
@@ -1099,7 +1137,7 @@ static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 			     const struct swr_wire_path *p)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
-	struct swr_wire_resp *ws = &qp->resp.wire;
+	struct swr_wire_resp *ws = &qp->wire->resp;
 	const struct swr_opinfo *oi = rx->op;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	bool ack_req = ntohl(rx->bth->apsn) & SWR_BTH_ACK_REQ;
@@ -1491,6 +1529,11 @@ bool swr_wire_rx(struct swr_rx *rx)
 		goto out;
 	}
 
+	if (!swr_wire_qp_get(qp, GFP_ATOMIC)) {
+		/* As if lost: the requester sends it again. */
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM);
+		goto out;
+	}
 	spin_lock_bh(&qp->resp_lock);
 	swr_wire_resp_rx(qp, rx, &p);
 	spin_unlock_bh(&qp->resp_lock);
