@@ -155,7 +155,7 @@ static void swr_cq_settle(struct swr_cq *cq)
 	int i;
 
 	for (i = 0; i < 500 && swr_cq_busy(cq); i++) {
-		swr_poll_kick(sdev, false);
+		swr_poll_kick(sdev);
 		usleep_range(100, 200);
 	}
 }

@@ -341,12 +341,10 @@ void swr_poll_del_qp(struct swr_qp *qp)
 	wait_event(p->del_wq, !swr_poll_busy_with(p, qp));
 }
 
-void swr_poll_kick(struct swr_dev *sdev, bool doorbell)
+void swr_poll_kick(struct swr_dev *sdev)
 {
 	struct swr_poller *p = sdev->poller;
 
-	if (doorbell)
-		swr_count(sdev, SWR_CNT_DOORBELLS);
 	/* Step b of the protocol: the WQEs are published before this. */
 	smp_mb();
 	if (READ_ONCE(p->need_wakeup))

@@ -606,7 +606,7 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		swr_qp_check_drained(qp);
 	/* Flushing, and WQEs posted before RTS, are the poller's work. */
 	if (new == IB_QPS_ERR || new == IB_QPS_RTS)
-		swr_poll_kick(to_swr_dev(ibdev), false);
+		swr_poll_kick(to_swr_dev(ibdev));
 
 out_unlock:
 	mutex_unlock(&qp->modify_mutex);
@@ -631,7 +631,7 @@ void swr_qp_set_error(struct swr_qp *qp, bool fatal)
 		return;
 	if (fatal)
 		swr_qp_event(qp, IB_EVENT_QP_FATAL);
-	swr_poll_kick(swr_qp_dev(qp), false);
+	swr_poll_kick(swr_qp_dev(qp));
 }
 
 int swr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -886,7 +886,7 @@ static int swr_post_send_kernel(struct swr_qp *qp, const struct ib_send_wr *wr,
 	if (posted) {
 		if (state == IB_QPS_ERR)
 			WRITE_ONCE(qp->flush_pending, true);
-		swr_poll_kick(swr_qp_dev(qp), false);
+		swr_poll_kick(swr_qp_dev(qp));
 	}
 	return err;
 }
@@ -910,7 +910,6 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	/* Counted for the QP (swr_qp_count()), not by swr_poll_kick(). */
 	swr_qp_count(qp, SWR_CNT_DOORBELLS);
 	/*
 	 * The doorbell does the work itself and wakes the poller if needed
@@ -984,7 +983,7 @@ int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	/* Posted to a QP in error: completes with a flush error. */
 	if (state == IB_QPS_ERR) {
 		WRITE_ONCE(qp->flush_pending, true);
-		swr_poll_kick(swr_qp_dev(qp), false);
+		swr_poll_kick(swr_qp_dev(qp));
 	}
 	return err;
 }

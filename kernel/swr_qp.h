@@ -27,9 +27,10 @@
  * The poller busy-polls while there is work and for idle_us afterwards,
  * then sets SWROCE_SQ_NEED_WAKEUP in every SQ ring, issues a full fence,
  * rechecks every ring and sleeps (uAPI: struct swroce_sq_ring). It is woken
- * by swr_poll_kick(): the user doorbell (post_send with no WRs), a kernel
- * consumer's post_send, modify_qp to ERR (flushing is poller work) and a
- * timer (RNR retry deadline, retransmission).
+ * by the user doorbell (post_send with no WRs: swr_poll_doorbell()) and by
+ * swr_poll_kick(): a kernel consumer's post_send, modify_qp to ERR
+ * (flushing is poller work), a response from the wire, and a timer (RNR
+ * retry deadline, retransmission).
  *
  * Locks (outermost first); see also swr.h and swr_mr.h
  * ----------------------------------------------------
@@ -468,8 +469,8 @@ void swr_poll_stop(struct swr_dev *sdev);
 void swr_poll_add_qp(struct swr_qp *qp);
 /* Removes @qp; on return the poller no longer touches it. May sleep. */
 void swr_poll_del_qp(struct swr_qp *qp);
-/* Wake the poller if it sleeps; @doorbell counts a user doorbell call. */
-void swr_poll_kick(struct swr_dev *sdev, bool doorbell);
+/* Wake the poller if it sleeps (work published before the call). */
+void swr_poll_kick(struct swr_dev *sdev);
 /*
  * A user QP's doorbell: run its requester in the caller's context and wake
  * the poller when it is needed. Process context, no locks held; the QP

@@ -1524,7 +1524,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 			goto out;
 		}
 		llist_add(&rx->skb->ll_node, &qp->wire_rxq);
-		swr_poll_kick(sdev, false);
+		swr_poll_kick(sdev);
 		kept = true;
 		goto out;
 	}
