@@ -260,6 +260,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* From here on ib_dealloc_device() undoes the above. */
 	ib_set_device_ops(&sdev->ibdev, &swr_dev_ops);
+	sdev->ibdev.driver_def = swr_qp_uapi_defs;
 	swr_mark_name_assigned_by_user(&sdev->ibdev);
 
 	/*

@@ -17,6 +17,9 @@
 #include <linux/log2.h>
 #include <linux/overflow.h>
 
+#define UVERBS_MODULE_NAME swroce
+#include <rdma/uverbs_named_ioctl.h>
+
 #include "swr.h"
 #include "swr_compat.h"
 #include "swr_net.h"
@@ -910,6 +913,12 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
+	swr_qp_doorbell(qp);
+	return 0;
+}
+
+void swr_qp_doorbell(struct swr_qp *qp)
+{
 	swr_qp_count(qp, SWR_CNT_DOORBELLS);
 	/*
 	 * The doorbell does the work itself and wakes the poller if needed
@@ -917,8 +926,37 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * this QP's posts ring, and are executed, here.
 	 */
 	swr_poll_doorbell(qp);
+}
+
+/*
+ * SWROCE_METHOD_QP_DOORBELL (swroce-abi.h): the doorbell without the
+ * post_send command's copies and allocation. The QP's uobject is locked
+ * for reading, so the QP outlives the call.
+ */
+static int UVERBS_HANDLER(SWROCE_METHOD_QP_DOORBELL)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_qp *ibqp = uverbs_attr_get_obj(attrs,
+						 SWROCE_ATTR_QP_DOORBELL_HANDLE);
+
+	if (IS_ERR(ibqp))
+		return PTR_ERR(ibqp);
+	/* Every QP created through uverbs is a user QP with a mapped ring. */
+	swr_qp_doorbell(to_swr_qp(ibqp));
 	return 0;
 }
+
+DECLARE_UVERBS_NAMED_METHOD(SWROCE_METHOD_QP_DOORBELL,
+			    UVERBS_ATTR_IDR(SWROCE_ATTR_QP_DOORBELL_HANDLE,
+					    UVERBS_OBJECT_QP,
+					    UVERBS_ACCESS_READ, UA_MANDATORY));
+
+ADD_UVERBS_METHODS(swr_qp_methods, UVERBS_OBJECT_QP,
+		   &UVERBS_METHOD(SWROCE_METHOD_QP_DOORBELL));
+
+const struct uapi_definition swr_qp_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &swr_qp_methods),
+	{},
+};
 
 /* Write @wr's chain into a kernel receive queue; under its producer lock. */
 static int swr_post_recv_ring(struct swr_wq *wq, u32 *prod,

@@ -75,6 +75,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/swroce-abi.h>
 
 #include "swr.h"
@@ -416,6 +417,10 @@ int swr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
+/* A user QP's doorbell: the post_send command or the driver method. */
+void swr_qp_doorbell(struct swr_qp *qp);
+/* The driver's uverbs methods (ib_device.driver_def). */
+extern const struct uapi_definition swr_qp_uapi_defs[];
 int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 int swr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,

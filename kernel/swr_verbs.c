@@ -161,7 +161,7 @@ int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	}
 
 	resp.abi_version = SWROCE_ABI_VERSION;
-	resp.device_caps = SWROCE_DEVICE_CAP_NONE;
+	resp.device_caps = SWROCE_DEVICE_CAP_DOORBELL_METHOD;
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
 }
 

@@ -5,10 +5,13 @@
  * checks cannot hide a kernel that accepts garbage: ABI version mismatch,
  * unknown comp_mask bits, short commands and non-zero unknown trailing
  * bytes must all be refused with distinct errors, and a refused command
- * must leave the file usable for a correct one.
+ * must leave the file usable for a correct one. Also the driver's one
+ * uverbs method (the QP doorbell) with bad handles, through the ioctl.
  */
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/swroce-abi.h>
 
 #include "kselftest_harness.h"
@@ -87,6 +90,7 @@ TEST_F(uverbs, get_context_ok)
 				     &resp, sizeof(resp)));
 	EXPECT_EQ(0, resp.drv.comp_mask);
 	EXPECT_EQ(SWROCE_ABI_VERSION, resp.drv.abi_version);
+	EXPECT_EQ(SWROCE_DEVICE_CAP_DOORBELL_METHOD, resp.drv.device_caps);
 	EXPECT_EQ(0, resp.drv.reserved_0);
 	EXPECT_EQ(1, resp.core.num_comp_vectors);
 	close(resp.core.async_fd);
@@ -228,6 +232,61 @@ TEST_F(uverbs, alloc_pd_driver_data)
 	EXPECT_EQ(0, swr_dealloc_pd_raw(self->fd, b.core.pd_handle));
 	/* A freed handle is gone (the core's lookup reports ENOENT). */
 	EXPECT_EQ(-ENOENT, swr_dealloc_pd_raw(self->fd, a.core.pd_handle));
+	close(cresp.core.async_fd);
+}
+
+/*
+ * SWROCE_METHOD_QP_DOORBELL through RDMA_VERBS_IOCTL, @num_attrs 0 or 1
+ * (the QP handle @handle), @method the method id. Returns 0 or -errno.
+ */
+static int swr_doorbell_raw(int fd, uint16_t method, uint16_t num_attrs,
+			    uint64_t handle)
+{
+	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
+		      sizeof(struct ib_uverbs_attr)) / sizeof(uint64_t)] = { 0 };
+	struct ib_uverbs_ioctl_hdr *hdr = (struct ib_uverbs_ioctl_hdr *)buf;
+
+	hdr->length = sizeof(*hdr) + num_attrs * sizeof(hdr->attrs[0]);
+	hdr->object_id = UVERBS_OBJECT_QP;
+	hdr->method_id = method;
+	hdr->num_attrs = num_attrs;
+	hdr->driver_id = RDMA_DRIVER_UNKNOWN;
+	hdr->attrs[0].attr_id = SWROCE_ATTR_QP_DOORBELL_HANDLE;
+	hdr->attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
+	hdr->attrs[0].data = handle;
+	return ioctl(fd, RDMA_VERBS_IOCTL, hdr) ? -errno : 0;
+}
+
+/*
+ * The doorbell method takes only a live QP's handle: the QP lookup is the
+ * core's, so what must hold is that the method exists under its id, wants
+ * its attribute, and that no other object's handle gets through. (Posting
+ * through it is what every test with a sleeping poller does.)
+ */
+TEST_F(uverbs, doorbell_method_bad_handles)
+{
+	struct ctx_resp cresp;
+	struct pd_resp pd;
+
+	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
+				     &cresp, sizeof(cresp)));
+	ASSERT_EQ(0, swr_alloc_pd_raw(self->fd, NULL, 0, &pd));
+
+	/* No QP with this handle. */
+	EXPECT_EQ(-ENOENT, swr_doorbell_raw(self->fd, SWROCE_METHOD_QP_DOORBELL,
+					    1, pd.core.pd_handle + 1000));
+	/* A PD's handle is not a QP's. */
+	EXPECT_EQ(-EINVAL, swr_doorbell_raw(self->fd, SWROCE_METHOD_QP_DOORBELL,
+					    1, pd.core.pd_handle));
+	/* The handle is mandatory. */
+	EXPECT_EQ(-EINVAL, swr_doorbell_raw(self->fd, SWROCE_METHOD_QP_DOORBELL,
+					    0, 0));
+	/* Only the one driver method exists. */
+	EXPECT_EQ(-EPROTONOSUPPORT,
+		  swr_doorbell_raw(self->fd, SWROCE_METHOD_QP_DOORBELL + 1, 1,
+				   pd.core.pd_handle));
+	/* The PD is unharmed. */
+	EXPECT_EQ(0, swr_dealloc_pd_raw(self->fd, pd.core.pd_handle));
 	close(cresp.core.async_fd);
 }
 

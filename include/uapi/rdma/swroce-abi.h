@@ -30,6 +30,7 @@
 #define SWROCE_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #define SWROCE_ABI_VERSION 1
 
@@ -48,8 +49,27 @@ struct swroce_alloc_ucontext_cmd {
 
 /* Set in swroce_alloc_ucontext_resp.device_caps */
 enum swroce_device_cap {
-	/* reserved for the data path; none of them is offered yet */
 	SWROCE_DEVICE_CAP_NONE = 0,
+	/* The kernel has SWROCE_METHOD_QP_DOORBELL. */
+	SWROCE_DEVICE_CAP_DOORBELL_METHOD = 1 << 0,
+};
+
+/*
+ * Driver methods (RDMA_VERBS_IOCTL on the uverbs command fd, header
+ * driver_id RDMA_DRIVER_UNKNOWN), ids in the driver's namespace.
+ *
+ * SWROCE_METHOD_QP_DOORBELL on UVERBS_OBJECT_QP: the doorbell of a QP's
+ * send queue (see "The doorbell protocol" below), with one attribute, the
+ * QP's handle (an IDR attribute: data = handle, len 0). It does what a
+ * post_send command with no work requests does, without that command's
+ * request and response copies and allocation.
+ */
+enum swroce_qp_methods {
+	SWROCE_METHOD_QP_DOORBELL = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum swroce_qp_doorbell_attrs {
+	SWROCE_ATTR_QP_DOORBELL_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 struct swroce_alloc_ucontext_resp {
@@ -289,8 +309,9 @@ struct swroce_send_wqe {
 enum swroce_sq_flags {
 	/*
 	 * The device's poller is asleep, or about to sleep: after
-	 * publishing prod, user space must make a doorbell call (a post_send
-	 * command with no work requests) for the WQEs to be seen.
+	 * publishing prod, user space must make a doorbell call
+	 * (SWROCE_METHOD_QP_DOORBELL where the kernel offers it, else a
+	 * post_send command with no work requests) for the WQEs to be seen.
 	 */
 	SWROCE_SQ_NEED_WAKEUP = 1 << 0,
 };
