@@ -142,17 +142,22 @@ static struct ibv_qp *qp_create(struct dev *d)
 	return ibv_create_qp(d->pd, &a);
 }
 
-/* @qp of @d to RTS towards @rqpn on @r. */
+/*
+ * @qp of @d to RTS towards @rqpn on @r. A UC QP takes only @o's psn: the
+ * RC attributes (retries, timers, RDMA read/atomic depths) are not UC's.
+ */
 static int qp_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
 		      struct dev *r, const struct qpopt *o)
 {
+	bool rc = qp->qp_type == IBV_QPT_RC;
 	struct ibv_qp_attr a;
-	int ret;
+	int mask, ret;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = SWR_ALL_ACCESS;
+	a.qp_access_flags = rc ? SWR_ALL_ACCESS :
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (ret)
@@ -167,24 +172,29 @@ static int qp_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
 	a.ah_attr.grh.sgid_index = d->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
-	a.max_dest_rd_atomic = o->max_dest_rd_atomic;
-	a.min_rnr_timer = o->min_rnr_timer;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (rc) {
+		a.max_dest_rd_atomic = o->max_dest_rd_atomic;
+		a.min_rnr_timer = o->min_rnr_timer;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	ret = ibv_modify_qp(qp, &a, mask);
 	if (ret)
 		return ret;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = o->psn;
-	a.timeout = o->timeout;
-	a.retry_cnt = o->retry_cnt;
-	a.rnr_retry = o->rnr_retry;
-	a.max_rd_atomic = o->max_rd_atomic;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (rc) {
+		a.timeout = o->timeout;
+		a.retry_cnt = o->retry_cnt;
+		a.rnr_retry = o->rnr_retry;
+		a.max_rd_atomic = o->max_rd_atomic;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	return ibv_modify_qp(qp, &a, mask);
 }
 
 /* Counters ------------------------------------------------------------------ */
@@ -951,42 +961,6 @@ static struct ibv_qp *uc_create(struct dev *d, uint32_t nrecv)
 	return ibv_create_qp(d->pd, &a);
 }
 
-/* UC @qp of @d to RTS towards @rqpn on @r (UC takes no RC attributes). */
-static int uc_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
-		      struct dev *r, uint32_t psn)
-{
-	struct ibv_qp_attr a;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = d->mtu < r->mtu ? d->mtu : r->mtu;
-	a.dest_qp_num = rqpn;
-	a.rq_psn = psn;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = r->gid;
-	a.ah_attr.grh.sgid_index = d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = psn;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 struct uc_run {
 	struct dev *a, *b;
 	struct ibv_qp *qa, *qb;
@@ -1195,6 +1169,8 @@ static int uc_target(struct uc_run *u, uint32_t id, uint32_t mtu)
 static int do_uc(struct dev *a, struct dev *b, uint32_t n, const char *clear)
 {
 	struct uc_run u = { .a = a, .b = b, .last_id = -1 };
+	/* across the PSN wrap */
+	const struct qpopt o = { .psn = 0xfffe00 };
 	uint32_t id, mtu, recvable = 0, got = 0, wfull = 0, wpart = 0;
 	struct ibv_qp_init_attr init;
 	long long c0[NCNT], c1[NCNT];
@@ -1212,8 +1188,8 @@ static int do_uc(struct dev *a, struct dev *b, uint32_t n, const char *clear)
 	u.qa = uc_create(a, 1);
 	u.qb = uc_create(b, u.total);
 	if (!u.qa || !u.qb ||
-	    uc_connect(u.qa, a, u.qb->qp_num, b, 0xfffe00) ||
-	    uc_connect(u.qb, b, u.qa->qp_num, a, 0xfffe00) ||
+	    qp_connect(u.qa, a, u.qb->qp_num, b, &o) ||
+	    qp_connect(u.qb, b, u.qa->qp_num, a, &o) ||
 	    ibv_query_qp(u.qa, &at, IBV_QP_PATH_MTU, &init)) {
 		fail("UC setup: %s", strerror(errno));
 		return 1;
