@@ -59,6 +59,7 @@ struct swr_req_view {
 	u32 qkey;
 	u32 dest_qpn;
 	union ib_gid dgid;
+	union ib_gid sgid;	/* RC/UC: as the path was set */
 	u32 mtu;		/* path MTU in bytes */
 	u8 timeout;
 	u8 retry_cnt;
@@ -112,6 +113,7 @@ static void swr_req_view(struct swr_qp *qp, struct swr_req_view *v)
 	v->qkey = qp->attr.qkey;
 	v->dest_qpn = qp->attr.dest_qpn;
 	v->dgid = rdma_ah_read_grh(&qp->attr.ah)->dgid;
+	v->sgid = qp->attr.sgid;
 	v->mtu = swr_mtu_bytes(qp->attr.path_mtu);
 	v->timeout = qp->attr.timeout;
 	v->retry_cnt = qp->attr.retry_cnt;
@@ -629,6 +631,20 @@ static int swr_flush(struct swr_qp *qp)
 		/* The headers were copied: the slots are free. */
 		smp_store_release(&sq->ring->cons.idx, sq->cons);
 	}
+
+	/*
+	 * A receive WQE a message in progress took (wire, multi-packet SEND
+	 * or WRITE with immediate) left its ring: flush it from here.
+	 */
+	spin_lock_bh(&qp->resp_lock);
+	if (qp->resp.rwqe_valid) {
+		qp->resp.rwqe_valid = false;
+		swr_cqe_init(&cqe, qp->resp.rwqe.wr_id, qp->ibqp.qp_num,
+			     IB_WC_WR_FLUSH_ERR, SWR_WC_RECV, 0);
+		swr_qp_cq_post(qp, qp->rcq, &cqe, false);
+		n++;
+	}
+	spin_unlock_bh(&qp->resp_lock);
 
 	/* An SRQ's WQEs belong to every QP on it: they stay. */
 	if (!qp->srq && qp->rq.ring) {
@@ -1287,6 +1303,10 @@ static enum swr_verdict swr_exec_rc_uc_wire(struct swr_qp *qp,
 	u32 nl = 0;
 	int err;
 
+	if (swr_wire_check_len(qp, w->hdr.opcode, len)) {
+		swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
+		return SWR_DONE;
+	}
 	/* Check the local SGEs now: a bad lkey fails before any packet. */
 	if (!(w->hdr.flags & SWROCE_WQE_INLINE) &&
 	    w->hdr.opcode != SWROCE_WR_ATOMIC_WRITE) {
@@ -1302,6 +1322,49 @@ static enum swr_verdict swr_exec_rc_uc_wire(struct swr_qp *qp,
 		/* Window full or fenced: a completion clears the wait. */
 		return swr_req_wait(qp, NSEC_PER_MSEC);
 	return SWR_DONE;
+}
+
+/*
+ * Local delivery knows which QP sent a request, which a packet on the wire
+ * does not say. So @dst (resp_lock held) takes a request from @qp only as
+ * the wire would take it from its connected peer, and more strictly:
+ *  1. @qp is @dst's peer: @dst's dest_qpn is @qp's QPN, @dst's path goes to
+ *     the GID @qp sends from and comes from the GID @qp sends to (what
+ *     swr_rx_from_peer() checks of a packet's IP addresses);
+ *  2. RC: the request carries the PSN @dst expects. The wire would take a
+ *     PSN behind it as a duplicate (ACKed, not executed) and NAK one ahead;
+ *     a local requester never resends, so either means the two ends
+ *     disagree and nothing is executed (UC, as on the wire, starts a new
+ *     message at any PSN).
+ * Anything else is dropped as the wire drops it: an RC requester hears
+ * nothing and retries until retry_cnt runs out, a UC one never knows.
+ * Without (1) any user could connect a QP to its own GID with a victim's
+ * QPN as dest_qpn and place data in the victim's receive queue and MRs,
+ * and move the victim's expected PSN so that its real peer's next
+ * requests were taken as duplicates.
+ */
+static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
+			     const struct swr_req_view *v)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	unsigned long flags;
+	bool peer;
+
+	spin_lock_irqsave(&dst->state_lock, flags);
+	peer = dst->attr.dest_qpn == qp->ibqp.qp_num &&
+	       !memcmp(&rdma_ah_read_grh(&dst->attr.ah)->dgid, &v->sgid,
+		       sizeof(v->sgid)) &&
+	       !memcmp(&dst->attr.sgid, &v->dgid, sizeof(v->dgid));
+	spin_unlock_irqrestore(&dst->state_lock, flags);
+	if (!peer) {
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
+		return false;
+	}
+	if (dst->ibqp.qp_type == IB_QPT_RC && qp->req.psn != dst->resp.psn) {
+		swr_qp_count(dst, SWR_CNT_OUT_OF_SEQ);
+		return false;
+	}
+	return true;
 }
 
 static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
@@ -1396,7 +1459,8 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		op == SWROCE_WR_ATOMIC_WRITE ? 1 : swr_npkts(len, v->mtu);
 
 	spin_lock_bh(&dst->resp_lock);
-	if (!swr_resp_state_ok(READ_ONCE(dst->state))) {
+	if (!swr_resp_state_ok(READ_ONCE(dst->state)) ||
+	    !swr_local_accept(qp, dst, v)) {
 		spin_unlock_bh(&dst->resp_lock);
 		swr_segs_put(qp->req.lseg, nl);
 		swr_qp_put(dst);
@@ -1474,6 +1538,8 @@ int swr_req_process(struct swr_qp *qp, int budget)
 	mutex_lock(&qp->sq_lock);
 	/* Responses, timers and packets of the wire's window. */
 	swr_wire_poll(qp);
+	/* The responder's READ responses the receive path left to us. */
+	swr_wire_resp_tx(qp);
 	while (done < budget) {
 		swr_req_view(qp, &v);
 		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {

@@ -117,13 +117,25 @@ static struct swr_wire *swr_wire_open(struct net *net)
 	return wire;
 }
 
+/*
+ * A namespace that is being dismantled gets no new sockets: its pernet
+ * exit (swr_net_ns_exit()) may have run already and would never close
+ * them. maybe_get_net() fails once the namespace's count reached zero;
+ * while we hold the reference it cannot reach zero, and once we drop it
+ * the exit finds our wire on swr_wires and closes it.
+ */
 void swr_net_attach(struct swr_dev *sdev)
 {
-	struct net *net = dev_net(sdev->ndev);
 	struct swr_wire *wire;
+	struct net *net;
 
 	if (rcu_access_pointer(sdev->wire))
 		return;
+	net = maybe_get_net(dev_net(sdev->ndev));
+	if (!net) {
+		ibdev_dbg(&sdev->ibdev, "netns is going away: local only\n");
+		return;
+	}
 	mutex_lock(&swr_net_mutex);
 	if (rcu_access_pointer(sdev->wire) || sdev->wire_dead)
 		goto out;
@@ -142,6 +154,7 @@ found:
 	rcu_assign_pointer(sdev->wire, wire);
 out:
 	mutex_unlock(&swr_net_mutex);
+	put_net(net);
 }
 
 /* Under swr_net_mutex: take @sdev off its wire; true when it was on one. */

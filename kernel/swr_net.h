@@ -116,6 +116,16 @@ bool swr_wire_rx(struct swr_rx *rx);
  */
 bool swr_wire_submit(struct swr_qp *qp, u64 len);
 void swr_wire_poll(struct swr_qp *qp);
+/*
+ * Poller: send the READ responses (and the ACKs behind them) the receive
+ * path left to it, a burst per call (swr_wire_resp.c). sq_lock held.
+ */
+void swr_wire_resp_tx(struct swr_qp *qp);
+/*
+ * -EMSGSIZE when an RC/UC WQE of @opcode and @len bytes cannot go on the
+ * wire (a READ taking more than SWR_WIRE_PSN_SPAN PSNs), else 0.
+ */
+int swr_wire_check_len(struct swr_qp *qp, u8 opcode, u64 len);
 bool swr_wire_has_work(struct swr_qp *qp, u64 now);
 int swr_wire_flush(struct swr_qp *qp);
 bool swr_wire_idle(struct swr_qp *qp);

@@ -431,10 +431,15 @@ static void swr_qp_copy_attr(struct swr_qp_attr *qa,
 		/*
 		 * The core holds the sgid_attr reference in @attr only for
 		 * the duration of the call: keep the fields, not the
-		 * pointer. The engine finds the source GID by sgid_index.
+		 * pointer. The wire finds the source GID by sgid_index;
+		 * local delivery compares the one the path was set with.
 		 */
 		qa->ah = attr->ah_attr;
 		qa->ah.grh.sgid_attr = NULL;
+		if (attr->ah_attr.grh.sgid_attr)
+			qa->sgid = attr->ah_attr.grh.sgid_attr->gid;
+		else
+			memset(&qa->sgid, 0, sizeof(qa->sgid));
 	}
 }
 
@@ -494,7 +499,9 @@ void swr_qp_check_drained(struct swr_qp *qp)
 		return;
 
 	mutex_lock(&qp->sq_lock);
-	if (!qp->req.wqe_valid && !qp->req.rd_atomic_inflight) {
+	/* Drained: nothing held, nothing unanswered on the wire. */
+	if (!qp->req.wqe_valid && !qp->req.rd_atomic_inflight &&
+	    swr_wire_idle(qp)) {
 		spin_lock_irqsave(&qp->state_lock, flags);
 		if (qp->state == IB_QPS_SQD && qp->attr.sq_draining) {
 			WRITE_ONCE(qp->attr.sq_draining, false);

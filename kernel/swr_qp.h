@@ -178,6 +178,11 @@ struct swr_qp_attr {
 	u16 pkey_index;
 	bool sq_draining;	/* in SQD until the SQ is empty */
 	struct rdma_ah_attr ah;	/* RC/UC: the remote end (RoCE, GRH) */
+	/*
+	 * RC/UC: the GID at ah's sgid_index when the path was set, which
+	 * local delivery checks a sender against (swr_engine.c).
+	 */
+	union ib_gid sgid;
 };
 
 /*
@@ -218,16 +223,35 @@ struct swr_wire_req {
 };
 
 /*
- * RC/UC over the wire: the responder's message in progress (resp_lock),
- * and the results of its last atomics, replayed to a duplicate request
- * (as many as max_dest_rd_atomic; READs are executed again instead).
+ * RC/UC over the wire: a responder resource (IBTA 9.7.5.1.4, one of
+ * max_dest_rd_atomic). Each READ or atomic request taken holds one until
+ * the slot is reused: its responses are sent from here (by the poller
+ * when they are many, swr_wire_resp.c), and a duplicate of the request is
+ * answered from here or not at all, so that a duplicate never executes
+ * anything the original did not.
  */
-struct swr_wire_atomic {
-	u32 psn;
-	bool valid;
-	u64 orig;
+enum swr_wire_rd_kind {
+	SWR_RD_FREE,
+	SWR_RD_READ,
+	SWR_RD_ATOMIC,
 };
 
+struct swr_wire_rd {
+	u8 kind;		/* enum swr_wire_rd_kind */
+	u32 psn;		/* the request's PSN */
+	u32 npkts;		/* PSNs it takes: READ response packets, or 1 */
+	u32 next;		/* responses sent; below npkts: more to send */
+	u32 msn;		/* the MSN its responses carry */
+	u32 mtu;		/* READ: the path MTU when it was taken */
+	u32 rkey;		/* READ: the range, as requested */
+	u32 len;
+	union {
+		u64 va;		/* READ */
+		u64 orig;	/* atomic: the original value */
+	};
+};
+
+/* RC/UC over the wire: the responder's state (resp_lock). */
 struct swr_wire_resp {
 	u32 msn;
 	u32 cur;		/* SWR_OPF_SEND / _WRITE in progress, or 0 */
@@ -236,8 +260,16 @@ struct swr_wire_resp {
 	u32 wr_left;
 	u32 wr_len;
 	bool nak_sent;		/* a PSN sequence NAK is outstanding */
-	u32 atomic_next;	/* slot of the next atomic result */
-	struct swr_wire_atomic atomic[SWR_MAX_RD_ATOM];
+	/*
+	 * Responses wait for the poller: a resource with next < npkts, or
+	 * an ACK that must not overtake them (ack_owed, for ack_psn).
+	 * Written under resp_lock; the poller peeks without it.
+	 */
+	bool tx_pending;
+	bool ack_owed;
+	u32 ack_psn;
+	u32 rd_next;		/* slot the next READ/atomic takes */
+	struct swr_wire_rd rd[SWR_MAX_RD_ATOM];
 };
 
 /* Requester progress: poller only, under sq_lock. */

@@ -63,6 +63,7 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
 	[SWR_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SWR_CNT_RX_DROP_NOMEM] = { .name = "rx_drop_nomem" },
+	[SWR_CNT_RX_DROP_DUP_BAD] = { .name = "rx_drop_dup_bad" },
 };
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);

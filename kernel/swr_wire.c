@@ -16,11 +16,7 @@
  * entries are marked done as their answers come, and only the head entry
  * ever completes. UC entries complete once sent.
  *
- * Responder (softirq, the destination QP's resp_lock): requests are
- * processed as they arrive: PSN check (duplicates re-ACKed, a READ
- * duplicate re-executed, an atomic duplicate answered from the saved
- * result; a gap NAKed once with PSN sequence error), opcode sequence
- * check, data placement, and the ACK/NAK/read response sent from there.
+ * The responder is in swr_wire_resp.c; what both share in swr_wire.h.
  */
 #include <linux/ktime.h>
 #include <linux/skbuff.h>
@@ -31,19 +27,9 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_wire.h"
 
 #define SWR_WIRE_ACK_EVERY	16
-/*
- * Responses queued for one QP's requester at most: forged or runaway
- * responses beyond it are dropped (rx_drop_nomem) instead of growing the
- * queue until the poller gets to it; a READ whose responses were dropped
- * asks for them again.
- */
-#define SWR_WIRE_RXQ_MAX	4096
-/* Packets one swr_wire_poll() sends before letting others run. */
-#define SWR_WIRE_BURST		64
-#define SWR_PSN_MASK		0xffffffU
-#define SWR_RNR_INFINITE	7
 
 /* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
 static const u32 swr_wire_rnr_10us[32] = {
@@ -52,41 +38,7 @@ static const u32 swr_wire_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-/* What a queued response skb carries (skb->cb). */
-struct swr_wire_cb {
-	u32 hdr_off;		/* BTH offset from skb->data */
-	u32 paylen;
-	u8 hdr_len;
-};
-
-static struct swr_wire_cb *swr_wire_cb(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct swr_wire_cb) > sizeof(skb->cb));
-	return (struct swr_wire_cb *)skb->cb;
-}
-
-/* Signed distance a - b of two 24-bit PSNs. */
-static s32 swr_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << 8) >> 8;
-}
-
-/* The QP's path, as the wire needs it (read under state_lock). */
-struct swr_wire_path {
-	struct swr_wire_dest d;
-	u32 dqpn;
-	u32 mtu;
-	u8 timeout;
-	u8 retry_cnt;
-	u8 rnr_retry;
-	u8 min_rnr_timer;
-	u8 max_rd_atomic;
-	u8 max_dest_rd_atomic;
-	int access;
-	enum ib_qp_state state;
-};
-
-static int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
+int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *ga;
@@ -219,6 +171,29 @@ static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 	wr->deadline = tmo && !swr_wire_idle(qp) ? ktime_get_ns() + tmo : 0;
 }
 
+/* The PSNs a WQE of @opcode and @len bytes takes at @mtu. */
+static u32 swr_wire_npkts(u8 opcode, u64 len, u32 mtu)
+{
+	switch (opcode) {
+	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
+	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case SWROCE_WR_ATOMIC_WRITE:
+		return 1;
+	default:
+		return len ? (u32)DIV_ROUND_UP_ULL(len, mtu) : 1;
+	}
+}
+
+int swr_wire_check_len(struct swr_qp *qp, u8 opcode, u64 len)
+{
+	struct swr_wire_path p;
+
+	if (opcode != SWROCE_WR_RDMA_READ || swr_wire_path(qp, &p))
+		return 0;
+	return swr_wire_npkts(opcode, len, p.mtu) > SWR_WIRE_PSN_SPAN ?
+	       -EMSGSIZE : 0;
+}
+
 bool swr_wire_submit(struct swr_qp *qp, u64 len)
 {
 	const struct swr_send_wqe *w = &qp->req.wqe;
@@ -251,6 +226,13 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 			return false;
 	}
 
+	n = swr_wire_npkts(w->hdr.opcode, len, p.mtu);
+	/* The PSNs outstanding stay within SWR_WIRE_PSN_SPAN (swr_wire.h). */
+	if (!swr_wire_idle(qp) &&
+	    ((qp->req.psn - wr->acked_psn) & SWR_PSN_MASK) + (u64)n >
+	    SWR_WIRE_PSN_SPAN)
+		return false;
+
 	e = swr_wire_ent(wr, wr->tail);
 	e->wqe = *w;
 	e->len = len;
@@ -259,16 +241,7 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 	e->rd_rereq = U32_MAX;
 	e->rd_mask = 0;
 	e->done = false;
-	switch (w->hdr.opcode) {
-	case SWROCE_WR_ATOMIC_CMP_AND_SWP:
-	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
-	case SWROCE_WR_ATOMIC_WRITE:
-		e->npkts = 1;
-		break;
-	default:
-		e->npkts = len ? (u32)DIV_ROUND_UP_ULL(len, p.mtu) : 1;
-		break;
-	}
+	e->npkts = n;
 	if (swr_wire_idle(qp)) {
 		wr->retry_left = p.retry_cnt;
 		wr->rnr_left = p.rnr_retry;
@@ -478,6 +451,10 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 					 wr->acked_psn) < 0)
 				wr->sent = e->npkts - 1;
 		}
+		/* No packet beyond SWR_WIRE_PSN_SPAN ahead of the ACKs. */
+		if (rc && swr_psn_diff(e->first_psn + wr->sent + 1,
+				       wr->acked_psn) > SWR_WIRE_PSN_SPAN)
+			break;
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
@@ -926,6 +903,9 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 		return true;
 	if (!w)
 		return false;
+	/* READ responses and ACKs behind them (swr_wire_resp.c). */
+	if (READ_ONCE(w->resp.tx_pending))
+		return true;
 	wr = &w->req;
 	if (READ_ONCE(wr->head) == READ_ONCE(wr->tail))
 		return false;
@@ -966,578 +946,4 @@ void swr_wire_qp_fini(struct swr_qp *qp)
 		atomic_dec(&qp->wire_rxq_len);
 		kfree_skb(skb);
 	}
-}
-
-/* Responder ------------------------------------------------------------------ */
-
-/* Send an ACK, NAK or atomic ACK for @psn. */
-static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
-			      u32 psn, u8 syn, u32 msn, const u64 *orig)
-{
-	struct swr_dev *sdev = swr_qp_dev(qp);
-	u8 op = orig ? SWR_OP_ATOMIC_ACK : SWR_OP_ACK;
-	const struct swr_opinfo *oi = swr_opinfo(op);
-	struct sk_buff *skb;
-	struct swr_aeth *aeth;
-
-	skb = swr_skb_alloc(sdev, oi->hdr_len, 0, 0);
-	if (!skb)
-		return;
-	swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op, false, 0,
-		     p->dqpn, psn, false);
-	aeth = (struct swr_aeth *)(skb->data + sizeof(struct swr_bth));
-	aeth->smsn = htonl((u32)syn << SWR_AETH_SYN_SHIFT |
-			   (msn & SWR_AETH_MSN_MASK));
-	if (orig)
-		put_unaligned_be64(*orig, aeth + 1);
-	skb_put_zero(skb, SWR_ICRC_BYTES);
-	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
-}
-
-static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
-			     u32 psn)
-{
-	swr_wire_send_ack(qp, p, psn,
-			  SWR_AETH_RNR_NAK | (p->min_rnr_timer & 31),
-			  qp->wire->resp.msn, NULL);
-}
-
-/* Send the read responses for a READ of @len bytes at @va / @mr. */
-static void swr_wire_read_resp(struct swr_qp *qp, const struct swr_wire_path *p,
-			       struct swr_mr *mr, u64 va, u32 len, u32 psn,
-			       u32 msn)
-{
-	struct swr_dev *sdev = swr_qp_dev(qp);
-	u32 npkts = len ? DIV_ROUND_UP(len, p->mtu) : 1, k, n, pad;
-	const struct swr_opinfo *oi;
-	struct sk_buff *skb;
-	struct swr_aeth *aeth;
-	u8 op;
-
-	for (k = 0; k < npkts; k++) {
-		if (npkts == 1)
-			op = SWR_OP_READ_RESP_ONLY;
-		else if (!k)
-			op = SWR_OP_READ_RESP_FIRST;
-		else if (k + 1 == npkts)
-			op = SWR_OP_READ_RESP_LAST;
-		else
-			op = SWR_OP_READ_RESP_MIDDLE;
-		oi = swr_opinfo(op);
-		n = min(len - k * p->mtu, p->mtu);
-		pad = (4 - (n & 3)) & 3;
-		skb = swr_skb_alloc(sdev, oi->hdr_len, n, pad);
-		if (!skb)
-			return;
-		swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op,
-			     false, pad, p->dqpn, psn + k, false);
-		if (oi->flags & SWR_OPF_AETH) {
-			aeth = (struct swr_aeth *)(skb->data +
-						   sizeof(struct swr_bth));
-			aeth->smsn = htonl(msn & SWR_AETH_MSN_MASK);
-		}
-		if (n && swr_mr_copy(mr, va + (u64)k * p->mtu, skb_put(skb, n),
-				     n, SWR_COPY_FROM_MR)) {
-			kfree_skb(skb);
-			return;
-		}
-		skb_put_zero(skb, pad + SWR_ICRC_BYTES);
-		swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
-	}
-}
-
-/* Place @len bytes of @data at offset @off of the current receive WQE. */
-static int swr_wire_place_recv(struct swr_qp *qp, const u8 *data, u32 len)
-{
-	struct swr_recv_wqe *rwqe = &qp->resp.rwqe;
-	struct swr_seg *seg = qp->wire->seg;
-	u64 off = qp->resp.rwqe_offset, skip;
-	u32 nr, di = 0;
-	int err;
-
-	if (!len)
-		return 0;
-	err = swr_segs_get(qp, rwqe->sge, rwqe->num_sge, off + len,
-			   IB_ACCESS_LOCAL_WRITE, seg, &nr);
-	if (err)
-		return -EACCES;
-	skip = off;
-	while (di < nr && skip >= seg[di].len)
-		skip -= seg[di++].len;
-	if (di == nr) {
-		swr_segs_put(seg, nr);
-		return -EMSGSIZE;
-	}
-	seg[di].iova += skip;
-	seg[di].len -= skip;
-	err = swr_copy(seg + di, nr - di, NULL, 0, data, len, false);
-	seg[di].iova -= skip;
-	seg[di].len += skip;
-	swr_segs_put(seg, nr);
-	return err ? -EMSGSIZE : 0;
-}
-
-static u64 swr_wire_sge_total(const struct swr_recv_wqe *rwqe)
-{
-	u64 t = 0;
-	u32 i;
-
-	for (i = 0; i < rwqe->num_sge; i++)
-		t += rwqe->sge[i].length;
-	return t;
-}
-
-/* Complete the receive WQE of the message that just ended. */
-static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
-			       enum ib_wc_status st, u8 wc_op, u32 byte_len,
-			       u32 flags, u32 ex, bool se)
-{
-	struct swroce_cqe cqe;
-
-	swr_cqe_init(&cqe, qp->resp.rwqe.wr_id, qp->ibqp.qp_num, st, wc_op,
-		     byte_len);
-	cqe.src_qp = p->dqpn;
-	cqe.flags = flags;
-	cqe.ex_data = ex;
-	qp->resp.rwqe_valid = false;
-	swr_recv_complete(qp, &cqe, se);
-}
-
-/* The saved result of the atomic at @psn, or NULL. */
-static const struct swr_wire_atomic *
-swr_wire_atomic_find(const struct swr_wire_resp *ws, u32 psn)
-{
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(ws->atomic); i++)
-		if (ws->atomic[i].valid && ws->atomic[i].psn == psn)
-			return &ws->atomic[i];
-	return NULL;
-}
-
-/* Keep the last max_dest_rd_atomic atomic results (at least one). */
-static void swr_wire_atomic_save(struct swr_wire_resp *ws,
-				 const struct swr_wire_path *p, u32 psn,
-				 u64 orig)
-{
-	u32 n = clamp_t(u32, p->max_dest_rd_atomic, 1, ARRAY_SIZE(ws->atomic));
-	struct swr_wire_atomic *sa = &ws->atomic[ws->atomic_next % n];
-
-	sa->psn = psn;
-	sa->orig = orig;
-	sa->valid = true;
-	ws->atomic_next = (ws->atomic_next + 1) % n;
-}
-
-/*
- * A request packet at @qp (resp_lock held). Returns the NAK syndrome to
- * send (0: none), having sent any ACK or response itself.
- */
-static void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
-			     const struct swr_wire_path *p)
-{
-	struct swr_dev *sdev = swr_qp_dev(qp);
-	struct swr_wire_resp *ws = &qp->wire->resp;
-	const struct swr_opinfo *oi = rx->op;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	bool ack_req = ntohl(rx->bth->apsn) & SWR_BTH_ACK_REQ;
-	bool se = rx->bth->flags & SWR_BTH_SE;
-	const u8 *x = rx->hdr + sizeof(struct swr_bth);
-	const struct swr_reth *reth = NULL;
-	const struct swr_atmeth *atm = NULL;
-	u32 imm = 0, ieth = 0, msg_flags = 0;
-	u8 op = rx->bth->opcode & ~SWR_OP_TRANSPORT_MASK;
-	u8 nak = 0;
-	struct swr_mr *mr;
-	s32 diff;
-	u64 va, orig, *w64;
-	int err;
-
-	if (oi->flags & SWR_OPF_RETH) {
-		reth = (const struct swr_reth *)x;
-		x += sizeof(*reth);
-	}
-	if (oi->flags & SWR_OPF_ATMETH) {
-		atm = (const struct swr_atmeth *)x;
-		x += sizeof(*atm);
-	}
-	if (oi->flags & SWR_OPF_IMMDT) {
-		imm = (__force u32)((const struct swr_immdt *)x)->imm;
-		msg_flags = SWROCE_CQE_WITH_IMM;
-		x += sizeof(struct swr_immdt);
-	}
-	if (oi->flags & SWR_OPF_IETH)
-		ieth = ntohl(((const struct swr_ieth *)x)->rkey);
-	if (!(oi->flags & SWR_OPF_REQ))
-		return;	/* a response to a requester on a UC QP: drop */
-
-	diff = swr_psn_diff(rx->psn, qp->resp.psn);
-	if (rc && diff > 0) {
-		/* Packets were lost (or come reordered): NAK once. */
-		swr_qp_count(qp, SWR_CNT_OUT_OF_SEQ);
-		if (!ws->nak_sent) {
-			swr_qp_count(qp, SWR_CNT_NAK_SEQ_SENT);
-			swr_wire_send_ack(qp, p, qp->resp.psn,
-					  SWR_AETH_NAK_PSN_SEQ, ws->msn, NULL);
-		}
-		ws->nak_sent = true;
-		return;
-	}
-	if (rc && diff < 0) {
-		/*
-		 * A duplicate: the requester lost our answer. SENDs and
-		 * WRITEs are acknowledged again without placing anything,
-		 * READs executed again, atomics answered from the saved
-		 * result, never executed twice.
-		 */
-		swr_qp_count(qp, SWR_CNT_DUP_REQ);
-		if (op == SWR_OP_READ_REQ && (p->access & IB_ACCESS_REMOTE_READ)) {
-			va = be64_to_cpu(reth->va);
-			if (!ntohl(reth->len))
-				return;
-			mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(reth->rkey),
-					   qp->ibqp.pd, qp->ibqp.qp_num,
-					   IB_ACCESS_REMOTE_READ, &va,
-					   ntohl(reth->len));
-			if (IS_ERR(mr))
-				return;
-			swr_wire_read_resp(qp, p, mr, va, ntohl(reth->len),
-					   rx->psn, ws->msn);
-			swr_mr_put(mr);
-		} else if (atm) {
-			const struct swr_wire_atomic *sa =
-				swr_wire_atomic_find(ws, rx->psn);
-
-			if (sa)
-				swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK,
-						  ws->msn, &sa->orig);
-		} else if (ack_req || (oi->flags & SWR_OPF_LAST)) {
-			/* Coalesced: only where the requester asks. */
-			swr_wire_send_ack(qp, p, (qp->resp.psn - 1) &
-					  SWR_PSN_MASK, SWR_AETH_ACK, ws->msn,
-					  NULL);
-		}
-		return;
-	}
-	if (!rc && diff) {
-		/* UC: packets were lost; drop the message in progress. */
-		swr_qp_count(qp, SWR_CNT_OUT_OF_SEQ);
-		ws->cur = 0;
-		if (qp->resp.rwqe_valid)
-			qp->resp.rwqe_offset = 0;
-		if (!(oi->flags & SWR_OPF_FIRST))
-			return;
-		qp->resp.psn = rx->psn;
-	}
-	ws->nak_sent = false;
-
-	/* The opcode sequence (IBTA 9.7.5.1.3). */
-	if (ws->cur) {
-		if (!(oi->flags & ws->cur) || (oi->flags & SWR_OPF_FIRST)) {
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak;
-		}
-	} else if (oi->flags & (SWR_OPF_MIDDLE | SWR_OPF_LAST) &&
-		   !(oi->flags & SWR_OPF_FIRST)) {
-		nak = SWR_AETH_NAK_INV_REQ;
-		goto nak;
-	}
-	/* Packet lengths: first and middle packets are full. */
-	if ((oi->flags & (SWR_OPF_SEND | SWR_OPF_WRITE)) &&
-	    (rx->paylen > p->mtu ||
-	     (!(oi->flags & SWR_OPF_LAST) && rx->paylen != p->mtu))) {
-		nak = SWR_AETH_NAK_INV_REQ;
-		goto nak;
-	}
-
-	if (oi->flags & SWR_OPF_SEND) {
-		if (oi->flags & SWR_OPF_FIRST || !qp->resp.rwqe_valid) {
-			if (!qp->resp.rwqe_valid) {
-				err = swr_recv_pop(qp, &qp->resp.rwqe);
-				if (err == -ENOENT) {
-					swr_count(sdev, SWR_CNT_RNR_NAK);
-					if (rc)
-						swr_wire_rnr_nak(qp, p, rx->psn);
-					else
-						qp->resp.psn = (rx->psn + 1) &
-							       SWR_PSN_MASK;
-					return;
-				}
-				if (err) {
-					swr_qp_set_error(qp, true);
-					nak = SWR_AETH_NAK_REM_OP;
-					goto nak;
-				}
-				qp->resp.rwqe_valid = true;
-			}
-			qp->resp.rwqe_offset = 0;
-		}
-		if (qp->resp.rwqe_offset + (u64)rx->paylen >
-		    swr_wire_sge_total(&qp->resp.rwqe)) {
-			swr_wire_recv_done(qp, p, IB_WC_LOC_LEN_ERR, SWR_WC_RECV,
-					   0, 0, 0, false);
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		err = swr_wire_place_recv(qp, rx->payload, rx->paylen);
-		if (err) {
-			swr_wire_recv_done(qp, p, IB_WC_LOC_PROT_ERR,
-					   SWR_WC_RECV, 0, 0, 0, false);
-			nak = SWR_AETH_NAK_REM_OP;
-			goto nak_err;
-		}
-		qp->resp.rwqe_offset += rx->paylen;
-		ws->cur = SWR_OPF_SEND;
-		if (oi->flags & SWR_OPF_LAST) {
-			enum ib_wc_status st = IB_WC_SUCCESS;
-
-			if (oi->flags & SWR_OPF_IETH) {
-				if (swr_key_invalidate(sdev, ieth, qp->ibqp.pd,
-						       qp->ibqp.qp_num, true)) {
-					st = IB_WC_REM_INV_REQ_ERR;
-				} else {
-					msg_flags = SWROCE_CQE_WITH_INV;
-					imm = ieth;
-				}
-			}
-			ws->cur = 0;
-			ws->msn++;
-			swr_wire_recv_done(qp, p, st, SWR_WC_RECV,
-					   qp->resp.rwqe_offset, msg_flags, imm,
-					   se);
-			if (st != IB_WC_SUCCESS) {
-				nak = SWR_AETH_NAK_INV_REQ;
-				goto nak_err;
-			}
-		}
-		goto ack;
-	}
-
-	if (oi->flags & SWR_OPF_WRITE) {
-		if (!(p->access & IB_ACCESS_REMOTE_WRITE)) {
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		if (reth) {
-			ws->wr_va = be64_to_cpu(reth->va);
-			ws->wr_rkey = ntohl(reth->rkey);
-			ws->wr_len = ntohl(reth->len);
-			ws->wr_left = ws->wr_len;
-			if (op == SWR_OP_ATOMIC_WRITE &&
-			    (ws->wr_len != sizeof(u64) ||
-			     rx->paylen != sizeof(u64))) {
-				nak = SWR_AETH_NAK_INV_REQ;
-				goto nak_err;
-			}
-		}
-		/* WRITE with immediate: the receive WQE before any data. */
-		if ((oi->flags & SWR_OPF_IMMDT) && !qp->resp.rwqe_valid) {
-			err = swr_recv_pop(qp, &qp->resp.rwqe);
-			if (err == -ENOENT) {
-				swr_count(sdev, SWR_CNT_RNR_NAK);
-				if (rc)
-					swr_wire_rnr_nak(qp, p, rx->psn);
-				return;
-			}
-			if (err) {
-				swr_qp_set_error(qp, true);
-				nak = SWR_AETH_NAK_REM_OP;
-				goto nak;
-			}
-			qp->resp.rwqe_valid = true;
-		}
-		if (rx->paylen > ws->wr_left ||
-		    ((oi->flags & SWR_OPF_LAST) && rx->paylen != ws->wr_left)) {
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		if (rx->paylen) {
-			va = ws->wr_va;
-			mr = swr_mr_lookup(sdev, SWR_RKEY, ws->wr_rkey,
-					   qp->ibqp.pd, qp->ibqp.qp_num,
-					   IB_ACCESS_REMOTE_WRITE, &va,
-					   rx->paylen);
-			if (IS_ERR(mr)) {
-				nak = SWR_AETH_NAK_REM_ACC;
-				goto nak_err;
-			}
-			if (op == SWR_OP_ATOMIC_WRITE) {
-				w64 = swr_mr_map_atomic(mr, va);
-				if (IS_ERR(w64)) {
-					swr_mr_put(mr);
-					nak = SWR_AETH_NAK_INV_REQ;
-					goto nak_err;
-				}
-				atomic64_set((atomic64_t *)w64,
-					     get_unaligned_be64(rx->payload));
-				swr_mr_unmap_atomic(mr, w64);
-				err = 0;
-			} else {
-				err = swr_mr_copy(mr, va, (void *)rx->payload,
-						  rx->paylen, SWR_COPY_TO_MR);
-			}
-			swr_mr_put(mr);
-			if (err) {
-				nak = SWR_AETH_NAK_REM_ACC;
-				goto nak_err;
-			}
-			ws->wr_va += rx->paylen;
-			ws->wr_left -= rx->paylen;
-		}
-		ws->cur = SWR_OPF_WRITE;
-		if (oi->flags & SWR_OPF_LAST) {
-			ws->cur = 0;
-			ws->msn++;
-			if (oi->flags & SWR_OPF_IMMDT)
-				swr_wire_recv_done(qp, p, IB_WC_SUCCESS,
-						   SWR_WC_RECV_RDMA_WITH_IMM,
-						   ws->wr_len, msg_flags, imm,
-						   se);
-		}
-		goto ack;
-	}
-
-	if (op == SWR_OP_READ_REQ) {
-		u32 len = ntohl(reth->len);
-		u32 npkts = len ? DIV_ROUND_UP(len, p->mtu) : 1;
-
-		if (!(p->access & IB_ACCESS_REMOTE_READ)) {
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		va = be64_to_cpu(reth->va);
-		mr = NULL;
-		if (len) {
-			mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(reth->rkey),
-					   qp->ibqp.pd, qp->ibqp.qp_num,
-					   IB_ACCESS_REMOTE_READ, &va, len);
-			if (IS_ERR(mr)) {
-				nak = SWR_AETH_NAK_REM_ACC;
-				goto nak_err;
-			}
-		}
-		ws->msn++;
-		qp->resp.psn = (rx->psn + npkts) & SWR_PSN_MASK;
-		swr_wire_read_resp(qp, p, mr, va, len, rx->psn, ws->msn);
-		if (mr)
-			swr_mr_put(mr);
-		return;
-	}
-
-	if (atm) {
-		if (!(p->access & IB_ACCESS_REMOTE_ATOMIC)) {
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		va = be64_to_cpu(atm->va);
-		mr = swr_mr_lookup(sdev, SWR_RKEY, ntohl(atm->rkey),
-				   qp->ibqp.pd, qp->ibqp.qp_num,
-				   IB_ACCESS_REMOTE_ATOMIC, &va, sizeof(u64));
-		if (IS_ERR(mr)) {
-			nak = SWR_AETH_NAK_REM_ACC;
-			goto nak_err;
-		}
-		w64 = swr_mr_map_atomic(mr, va);
-		if (IS_ERR(w64)) {
-			swr_mr_put(mr);
-			nak = SWR_AETH_NAK_INV_REQ;
-			goto nak_err;
-		}
-		if (op == SWR_OP_CMP_SWAP)
-			orig = atomic64_cmpxchg((atomic64_t *)w64,
-						be64_to_cpu(atm->comp),
-						be64_to_cpu(atm->swap_add));
-		else
-			orig = atomic64_fetch_add(be64_to_cpu(atm->swap_add),
-						  (atomic64_t *)w64);
-		swr_mr_unmap_atomic(mr, w64);
-		swr_mr_put(mr);
-		ws->msn++;
-		swr_wire_atomic_save(ws, p, rx->psn, orig);
-		qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
-		swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK, ws->msn, &orig);
-		return;
-	}
-	return;
-
-ack:
-	qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
-	if (rc && (ack_req || (oi->flags & SWR_OPF_LAST)))
-		swr_wire_send_ack(qp, p, rx->psn, SWR_AETH_ACK, ws->msn, NULL);
-	return;
-
-nak_err:
-	/* Class B/C errors: the responder's QP goes to error too (RC). */
-nak:
-	if (!rc) {
-		ws->cur = 0;
-		return;
-	}
-	switch (nak) {
-	case SWR_AETH_NAK_INV_REQ:
-		swr_qp_count(qp, SWR_CNT_NAK_INV_SENT);
-		break;
-	case SWR_AETH_NAK_REM_ACC:
-		swr_qp_count(qp, SWR_CNT_NAK_ACC_SENT);
-		break;
-	default:
-		swr_qp_count(qp, SWR_CNT_NAK_OP_SENT);
-		break;
-	}
-	swr_wire_send_ack(qp, p, rx->psn, nak, ws->msn, NULL);
-	swr_qp_set_error(qp, false);
-}
-
-bool swr_wire_rx(struct swr_rx *rx)
-{
-	struct swr_dev *sdev = rx->sdev;
-	u8 transport = rx->bth->opcode & SWR_OP_TRANSPORT_MASK;
-	struct swr_wire_path p;
-	struct swr_qp *qp;
-	bool kept = false;
-
-	qp = swr_qp_get(sdev, rx->qpn);
-	if (!qp) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
-		return false;
-	}
-	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
-	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
-	    swr_wire_path(qp, &p) ||
-	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
-	     p.state != IB_QPS_SQD) ||
-	    !swr_rx_from_peer(rx, &p.d)) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
-		goto out;
-	}
-
-	if (!(rx->op->flags & SWR_OPF_REQ)) {
-		/* A response: the requester's, in the poller. */
-		struct swr_wire_cb *cb = swr_wire_cb(rx->skb);
-
-		cb->hdr_off = rx->hdr - rx->skb->data;
-		cb->hdr_len = rx->op->hdr_len;
-		cb->paylen = rx->paylen;
-		if (atomic_inc_return(&qp->wire_rxq_len) > SWR_WIRE_RXQ_MAX) {
-			atomic_dec(&qp->wire_rxq_len);
-			swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM);
-			goto out;
-		}
-		llist_add(&rx->skb->ll_node, &qp->wire_rxq);
-		swr_poll_kick(sdev);
-		kept = true;
-		goto out;
-	}
-
-	if (!swr_wire_qp_get(qp, GFP_ATOMIC)) {
-		/* As if lost: the requester sends it again. */
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM);
-		goto out;
-	}
-	spin_lock_bh(&qp->resp_lock);
-	swr_wire_resp_rx(qp, rx, &p);
-	spin_unlock_bh(&qp->resp_lock);
-out:
-	swr_qp_put(qp);
-	return kept;
 }

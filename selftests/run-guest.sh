@@ -10,8 +10,8 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
-# srq, qp, qp-errors, fastpath, hostile, killed, bigmsg, counters, disassoc,
-# wire, fuzz, mcast, loss, suite, bench-smoke, unload.
+# srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
+# counters, disassoc, wire, fuzz, mcast, loss, suite, bench-smoke, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,6 +107,7 @@ step qp build/selftests/swroce_qp
 step qp-errors build/selftests/swroce_qp_errors
 step fastpath build/selftests/swroce_fastpath
 step hostile build/selftests/swroce_hostile
+step isolation build/selftests/swroce_isolation
 step killed build/selftests/swroce_killed
 step bigmsg build/selftests/swroce_bigmsg
 step counters build/selftests/swroce_counters

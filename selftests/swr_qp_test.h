@@ -125,6 +125,8 @@ struct swr_qp_opts {
 	uint8_t retry_cnt;
 	uint8_t max_rd_atomic;	/* 0: 16 */
 	bool ipv6;		/* connect through the IPv6 GID */
+	uint32_t sq_psn;	/* 0: 0x1234 */
+	uint32_t rq_psn;	/* 0: 0x1234 */
 	uint64_t cq_wc_flags;	/* non-zero: extended CQs (ibv_create_cq_ex) */
 };
 
@@ -256,7 +258,7 @@ static inline int swr_qp_connect(struct swr_pair *p, struct ibv_qp *qp,
 	if (qp->qp_type != IBV_QPT_UD) {
 		a.path_mtu = p->mtu;
 		a.dest_qp_num = remote_qpn;
-		a.rq_psn = 0x1234;
+		a.rq_psn = o->rq_psn ? o->rq_psn : 0x1234;
 		a.ah_attr.is_global = 1;
 		a.ah_attr.grh.dgid = p->gid;
 		a.ah_attr.grh.sgid_index = p->gid_index;
@@ -278,7 +280,7 @@ static inline int swr_qp_connect(struct swr_pair *p, struct ibv_qp *qp,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x1234;
+	a.sq_psn = o->sq_psn ? o->sq_psn : 0x1234;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (qp->qp_type == IBV_QPT_RC) {
 		a.timeout = o->timeout ? o->timeout : 14;

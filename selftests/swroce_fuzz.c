@@ -259,6 +259,9 @@ static long long dev_counter(const char *dev, const char *name)
 	return strtoll(buf, NULL, 10);
 }
 
+/* The path MTU qp_up() gives RC/UC QPs. */
+static enum ibv_mtu up_mtu = IBV_MTU_1024;
+
 /* RESET -> RTS. UD: qkey; RC/UC: towards @dgid/@dqpn. */
 static int qp_up(struct ibv_qp *qp, int gidx, const union ibv_gid *dgid,
 		 uint32_t dqpn, uint32_t qkey, uint32_t rq_psn,
@@ -288,7 +291,7 @@ static int qp_up(struct ibv_qp *qp, int gidx, const union ibv_gid *dgid,
 	a.qp_state = IBV_QPS_RTR;
 	mask = IBV_QP_STATE;
 	if (qp->qp_type != IBV_QPT_UD) {
-		a.path_mtu = IBV_MTU_1024;
+		a.path_mtu = up_mtu;
 		a.dest_qp_num = dqpn;
 		a.rq_psn = rq_psn;
 		a.ah_attr.is_global = 1;
@@ -971,6 +974,175 @@ static int netns_enter(const char *name, int *old)
 	return 0;
 }
 
+/* READ amplification (issue 11, item 2) ------------------------------------ */
+
+#define AMP_LEN		(64u << 20)
+#define AMP_QPN		(FAKE_QPN + 8)
+
+static uint8_t *amp_buf;
+static struct ibv_mr *amp_mr;
+
+/* A fresh RC QP on the victim whose peer is AMP_QPN at the peer's GID. */
+static struct ibv_qp *amp_qp(enum ibv_mtu mtu)
+{
+	struct ibv_qp *qp = qp_new(sac_pd, sac[0].cq, sac[0].cq, IBV_QPT_RC);
+
+	up_mtu = mtu;
+	if (qp && qp_up(qp, va.gidx, &vb.gid, AMP_QPN, 0, RPSN, SPSN, 16, 3)) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	up_mtu = IBV_MTU_1024;
+	return qp;
+}
+
+/*
+ * A READ request from the QP's peer address, at @psn; the time sendto()
+ * took, in us: on a veth, the receiving softirq runs in the sender's
+ * syscall, so this is what the request cost the victim there.
+ */
+static uint64_t amp_read(uint32_t qpn, uint32_t psn, uint64_t va_,
+			 uint32_t rkey, uint32_t len)
+{
+	uint8_t roce[12 + 16] = { 0 };
+	struct timespec t0, t1;
+
+	roce[0] = 0x0c;				/* RC RDMA READ request */
+	roce[2] = roce[3] = 0xff;		/* P_Key */
+	put_be32(roce + 4, qpn);
+	put_be32(roce + 8, psn & 0xffffff);
+	roce[8] = 0x80;				/* AckReq */
+	put_be64(roce + 12, va_);
+	put_be32(roce + 20, rkey);
+	put_be32(roce + 24, len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	send4(roce, sizeof(roce), false, false, true);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0.tv_sec) * 1000000ull +
+	       (t1.tv_nsec - t0.tv_nsec) / 1000;
+}
+
+/* Wait up to @ms for counter @name of the victim to reach @want. */
+static long long amp_wait(const char *name, long long want, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	long long v;
+
+	do {
+		v = dev_counter(va.name, name);
+	} while (v < want && swr_now_ms() < end);
+	return v;
+}
+
+/* Wait until the victim has sent nothing for a while (at most 10 s). */
+static void amp_settle(void)
+{
+	long long a = dev_counter(va.name, "tx_pkts"), b;
+	uint64_t end = swr_now_ms() + 10000;
+
+	while (swr_now_ms() < end) {
+		usleep(200000);
+		b = dev_counter(va.name, "tx_pkts");
+		if (a == b)
+			return;
+		a = b;
+	}
+}
+
+/*
+ * A 64 MiB READ costs the softirq at most a few response packets; the
+ * poller sends the rest, a burst at a time, while the victim's other QPs
+ * keep working. Lengths above 2^31, and READs taking more PSNs than the
+ * responder can order, are NAKed with invalid request; a "duplicate" READ
+ * gets responses only for the range the original asked for.
+ */
+static void read_amplification(void)
+{
+	uint32_t npkts = AMP_LEN / 1024, rkey;
+	uint64_t small = ~0ull, big, t, base_ms, busy_ms;
+	long long tx0, tx, nak0, dup0, drop;
+	struct ibv_qp *qp;
+	int i, ok;
+
+	amp_buf = mmap(NULL, AMP_LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	amp_mr = amp_buf != MAP_FAILED ?
+		 ibv_reg_mr(sac_pd, amp_buf, AMP_LEN, SWR_ALL_ACCESS) : NULL;
+	qp = amp_mr ? amp_qp(IBV_MTU_1024) : NULL;
+	swr_tap(qp, "a %u MiB MR and an RC QP to read it", AMP_LEN >> 20);
+	if (!qp)
+		return;
+	rkey = amp_mr->rkey;
+
+	/* What one small READ costs (best of five), then the big one. */
+	for (i = 0; i < 5; i++) {
+		t = amp_read(qp->qp_num, RPSN + i, (uintptr_t)amp_buf, rkey, 8);
+		small = t < small ? t : small;
+	}
+	t = swr_now_ms();
+	ok = !bystander_round();
+	base_ms = swr_now_ms() - t;
+	tx0 = dev_counter(va.name, "tx_pkts");
+	big = amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf, rkey, AMP_LEN);
+	t = swr_now_ms();
+	ok = ok && !bystander_round();
+	busy_ms = swr_now_ms() - t;
+	swr_tap(big < 200000 && big < small + 200000,
+	    "a %u MiB READ request held the softirq %llu us (a 8-byte one: %llu us)",
+	    AMP_LEN >> 20, (unsigned long long)big,
+	    (unsigned long long)small);
+	swr_tap(ok && busy_ms < 10 * base_ms + 2000,
+	    "bystander RC/UD round trips while the responses go out: %llu ms (idle %llu ms)",
+	    (unsigned long long)busy_ms, (unsigned long long)base_ms);
+	tx = amp_wait("tx_pkts", tx0 + npkts, 120000);
+	swr_tap(tx - tx0 >= npkts,
+	    "the poller sent all %u response packets (%lld packets left the victim)",
+	    npkts, tx - tx0);
+
+	/* A duplicate must ask for the original range: other ones are dropped. */
+	amp_settle();
+	dup0 = dev_counter(va.name, "rx_drop_dup_bad");
+	tx0 = dev_counter(va.name, "tx_pkts");
+	amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf + 4096, rkey,
+		 AMP_LEN - 4096);
+	amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf, rkey, AMP_LEN / 2);
+	amp_read(qp->qp_num, RPSN + 6, (uintptr_t)amp_buf + 1024, rkey ^ 0x100,
+		 AMP_LEN - 1024);
+	drop = amp_wait("rx_drop_dup_bad", dup0 + 3, 5000) - dup0;
+	tx = dev_counter(va.name, "tx_pkts") - tx0;
+	swr_tap(drop == 3 && tx == 0,
+	    "forged READ duplicates dropped (%lld of 3), no response sent (%lld)",
+	    drop, tx);
+	/* The last packet again, as a requester that lost it asks. */
+	tx0 = dev_counter(va.name, "tx_pkts");
+	amp_read(qp->qp_num, RPSN + 5 + npkts - 1,
+		 (uintptr_t)amp_buf + AMP_LEN - 1024, rkey, 1024);
+	tx = amp_wait("tx_pkts", tx0 + 1, 5000) - tx0;
+	swr_tap(tx >= 1 && tx < 64,
+	    "a true READ duplicate is answered from where it asks (%lld packets)",
+	    tx);
+	ibv_destroy_qp(qp);
+
+	/* Above 2^31 bytes, or more than 2^22 PSNs (MTU 256): NAKed. */
+	nak0 = dev_counter(va.name, "nak_inv_req_sent");
+	qp = amp_qp(IBV_MTU_1024);
+	if (qp) {
+		amp_read(qp->qp_num, RPSN, (uintptr_t)amp_buf, rkey, 0xffffffffu);
+		amp_wait("nak_inv_req_sent", nak0 + 1, 5000);
+		ibv_destroy_qp(qp);
+	}
+	qp = amp_qp(IBV_MTU_256);
+	if (qp) {
+		amp_read(qp->qp_num, RPSN, (uintptr_t)amp_buf, rkey, 0x7fffffffu);
+		amp_wait("nak_inv_req_sent", nak0 + 2, 5000);
+		ibv_destroy_qp(qp);
+	}
+	swr_tap(dev_counter(va.name, "nak_inv_req_sent") - nak0 == 2,
+	    "READs of 2^32-1 bytes, and of 2^31-1 at MTU 256, NAKed as invalid requests");
+	ibv_dereg_mr(amp_mr);
+	munmap(amp_buf, AMP_LEN);
+}
+
 /* Main ------------------------------------------------------------------- */
 
 #define SPOOF_PKTS 200
@@ -978,7 +1150,7 @@ static int netns_enter(const char *name, int *old)
 static const char *const ctrs[] = {
 	"rx_drop_icrc", "rx_drop_malformed", "rx_drop_pkey", "rx_drop_qp",
 	"rx_drop_qkey", "rx_drop_no_recv", "rx_drop_nomem", "rx_dropped",
-	"rx_pkts",
+	"rx_pkts", "rx_drop_dup_bad",
 };
 #define NCTR (sizeof(ctrs) / sizeof(ctrs[0]))
 
@@ -1163,7 +1335,7 @@ int main(void)
 	    "rx_drop_qkey rose (%lld; %llu sent with a wrong Q_Key)", d[4],
 	    n_qkey);
 	swr_tap(d[5] > 0, "rx_drop_no_recv rose (%lld)", d[5]);
-	swr_tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6],
+	swr_tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6] + d[9],
 	    "rx_dropped is the sum of the rx_drop_* counters");
 	swr_tap(d[8] > 0 && d[7] >= (long long)(n_icrc + n_pkey + n_ver + n_ihl +
 					    n_noqp),
@@ -1202,6 +1374,7 @@ int main(void)
 		swr_tap(!bystander_round() && swr_qp_state(by_rca) == IBV_QPS_RTS,
 		    "bystander RC QP unaffected by the spoofed packets");
 	}
+	read_amplification();
 
 out:
 	for (i = 0; i < 3; i++) {

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * RC and UC over the wire: what the requester (swr_wire.c) and the
+ * responder (swr_wire_resp.c) share. The entry points the rest of the
+ * driver calls are in swr_net.h.
+ */
+#ifndef SWR_WIRE_H
+#define SWR_WIRE_H
+
+#include <linux/skbuff.h>
+
+#include "swr_net.h"
+#include "swr_qp.h"
+
+#define SWR_PSN_MASK		0xffffffU
+#define SWR_RNR_INFINITE	7
+
+/*
+ * PSNs a requester keeps outstanding at most, and the most one READ may
+ * take: half of the 2^23 that 24-bit serial arithmetic can order, so that
+ * the responder tells a duplicate behind its expected PSN from a packet
+ * ahead of it for every PSN in flight. Without it a 2 GiB message at MTU
+ * 256 (2^23 packets) made PSN comparisons wrap.
+ */
+#define SWR_WIRE_PSN_SPAN	BIT(22)
+
+/* Packets one turn of the requester or the responder sends at most. */
+#define SWR_WIRE_BURST		64
+
+/*
+ * Responses queued for one QP's requester at most: forged or runaway
+ * responses beyond it are dropped (rx_drop_nomem) instead of growing the
+ * queue until the poller gets to it; a READ whose responses were dropped
+ * asks for them again.
+ */
+#define SWR_WIRE_RXQ_MAX	4096
+
+/* What a queued response skb carries (skb->cb). */
+struct swr_wire_cb {
+	u32 hdr_off;		/* BTH offset from skb->data */
+	u32 paylen;
+	u8 hdr_len;
+};
+
+static inline struct swr_wire_cb *swr_wire_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct swr_wire_cb) > sizeof(skb->cb));
+	return (struct swr_wire_cb *)skb->cb;
+}
+
+/* Signed distance a - b of two 24-bit PSNs. */
+static inline s32 swr_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/* The QP's path, as the wire needs it (read under state_lock). */
+struct swr_wire_path {
+	struct swr_wire_dest d;
+	u32 dqpn;
+	u32 mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access;
+	enum ib_qp_state state;
+};
+
+int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p);
+
+/* swr_wire_resp.c: a request packet at @qp (resp_lock held). */
+void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
+		      const struct swr_wire_path *p);
+
+#endif /* SWR_WIRE_H */
