@@ -11,6 +11,7 @@
  * process opens both; the packets still cross the veth between the
  * namespaces.
  */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -375,6 +376,78 @@ TEST_F(wire, bad_rkey)
 				    r->mr->lkey, (uintptr_t)s->buf,
 				    s->mr->rkey + 0x100, IBV_SEND_SIGNALED));
 	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wend_wait(r, &wc));
+}
+
+/*
+ * A WRITE with immediate that fails at the responder (swroce: device A)
+ * after it took a receive WQE: that receive completes in error instead of
+ * vanishing with the ring slot it left.
+ */
+TEST_F(wire, write_imm_failure_completes_recv)
+{
+	struct wend *r = &self->b, *s = &self->a;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)r->buf, .length = 100, .lkey = r->mr->lkey,
+	};
+	struct ibv_wc wc;
+
+	ASSERT_EQ(0, swr_post_recv1(s->qp, 2, s->buf, 4096, s->mr->lkey));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htonl(0x1234);
+	wr.wr.rdma.remote_addr = (uintptr_t)s->buf;
+	wr.wr.rdma.rkey = s->mr->rkey + 0x100;
+	ASSERT_EQ(0, ibv_post_send(r->qp, &wr, &bad));
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wend_wait(r, &wc));
+	ASSERT_EQ(1, swr_poll_wait(s->cq, &wc, SWR_CQ_TIMEOUT_MS))
+		TH_LOG("the receive WQE the WRITE took never completed");
+	EXPECT_EQ(2, wc.wr_id);
+	EXPECT_NE(IBV_WC_SUCCESS, wc.status);
+}
+
+/*
+ * SQD on device A with WRITEs on the wire: IBV_EVENT_SQ_DRAINED comes
+ * only once every WQE that had started is acknowledged, so no completion
+ * arrives after it while the QP stays in SQD; back in RTS the rest go.
+ */
+TEST_F(wire, sqd_drained_after_acks)
+{
+	struct wend *r = &self->a, *s = &self->b;
+	struct ibv_async_event ev;
+	struct ibv_qp_attr a = { 0 };
+	struct ibv_wc wc[16];
+	int i, n, later;
+
+	swr_fill(r->buf, BUFSZ, 9);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_RDMA_WRITE, i,
+					    r->buf + i * 65536, 65536,
+					    r->mr->lkey,
+					    (uintptr_t)s->buf + i * 65536,
+					    s->mr->rkey, IBV_SEND_SIGNALED));
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	ASSERT_EQ(0, ibv_modify_qp(r->qp, &a, IBV_QP_STATE |
+				   IBV_QP_EN_SQD_ASYNC_NOTIFY));
+	ASSERT_EQ(1, swr_wait_async(r->ctx, IBV_EVENT_SQ_DRAINED, &ev,
+				    SWR_CQ_TIMEOUT_MS));
+	n = ibv_poll_cq(r->cq, 16, wc);
+	ASSERT_LE(0, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(IBV_WC_SUCCESS, wc[i].status);
+	later = swr_cq_count(r->cq, 500);
+	EXPECT_EQ(0, later) TH_LOG("%d completions after SQ_DRAINED", later);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	ASSERT_EQ(0, ibv_modify_qp(r->qp, &a, IBV_QP_STATE));
+	for (i = n + later; i < 8; i++)
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, wc));
+	EXPECT_EQ(-1, swr_check(s->buf, 8 * 65536, 9));
 }
 
 TEST_HARNESS_MAIN
