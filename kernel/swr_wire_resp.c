@@ -279,15 +279,20 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 	struct swr_wire_path p;
 	struct swr_wire_rd *rd, snap;
 	u32 gen;
+	int err;
 
-	if (!w || !READ_ONCE(w->resp.tx_pending) || swr_wire_path(qp, &p))
+	if (!w || !READ_ONCE(w->resp.tx_pending))
 		return;
 	ws = &w->resp;
+	err = swr_wire_path(qp, &p);
 	spin_lock_bh(&qp->resp_lock);
 	while (budget > 0 && ws->tx_pending) {
-		if (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
-		    p.state != IB_QPS_SQD) {
-			/* In error: what was not sent never will be. */
+		if (err || (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
+			    p.state != IB_QPS_SQD)) {
+			/*
+			 * In error, or the source GID is gone: what was not
+			 * sent never will be (the requester times out).
+			 */
 			ws->tx_pending = false;
 			break;
 		}
