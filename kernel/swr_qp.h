@@ -261,13 +261,11 @@ struct swr_wire_resp {
 	u32 wr_len;
 	bool nak_sent;		/* a PSN sequence NAK is outstanding */
 	/*
-	 * Responses wait for the poller: a resource with next < npkts, or
-	 * an ACK that must not overtake them (ack_owed, for ack_psn).
-	 * Written under resp_lock; the poller peeks without it.
+	 * READ responses or atomic results wait for the poller (a resource
+	 * with next < npkts). Written under resp_lock; the poller peeks
+	 * without it.
 	 */
 	bool tx_pending;
-	bool ack_owed;
-	u32 ack_psn;
 	u32 rd_next;		/* slot the next READ/atomic takes */
 	struct swr_wire_rd rd[SWR_MAX_RD_ATOM];
 };

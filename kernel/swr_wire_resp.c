@@ -16,21 +16,21 @@
  * poller, SWR_WIRE_BURST packets per turn of the QP, so that one 60-byte
  * packet can no longer hold a CPU in softirq for seconds:
  *  1. softirq: check the READ (length at most 2^31, PSNs at most
- *     SWR_WIRE_PSN_SPAN, access, rkey over the whole range), take the next
- *     responder resource (struct swr_wire_rd; one still sending means the
- *     requester exceeded max_dest_rd_atomic: NAK invalid request), record
- *     the range, advance the expected PSN, set tx_pending and kick the
- *     poller (swr_poll_kick() orders the store before its need_wakeup
- *     check);
+ *     SWR_WIRE_PSN_SPAN, access, rkey over the whole range), take the
+ *     oldest responder resource (struct swr_wire_rd), record the range,
+ *     advance the expected PSN, set tx_pending and kick the poller
+ *     (swr_poll_kick() orders the store before its need_wakeup check);
  *  2. poller (swr_wire_resp_tx(), sq_lock then resp_lock): take the oldest
  *     resource with responses left, copy it, drop resp_lock, look the rkey
  *     up again for the packets of this turn (an MR deregistered or a
  *     window invalidated since stops the responses), send them, retake the
  *     lock and advance the resource only if nothing moved it meanwhile (a
  *     reset bumps resp_gen, a duplicate rewinds next).
- * While any response waits for the poller, the ACKs of later requests
- * (and atomic results) wait too (ack_owed), so that the wire carries
- * answers in PSN order as IBTA requires; NAKs go at once.
+ * ACKs of requests that follow a READ answered by the poller may reach the
+ * requester before that READ's last responses: the requester keeps a READ
+ * until its responses are all placed, whatever ACKs say (holding the ACKs
+ * back instead fed a cycle under loss: the requester timed out on them,
+ * resent, and its duplicates kept the READ's responses going).
  *
  * Duplicates
  * ----------
@@ -103,18 +103,11 @@ static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
 			  qp->wire->resp.msn, NULL);
 }
 
-/* An ACK for @psn now, or after the responses that wait for the poller. */
+/* A (coalesced) ACK for @psn. */
 static void swr_wire_resp_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			      u32 psn)
 {
-	struct swr_wire_resp *ws = &qp->wire->resp;
-
-	if (ws->tx_pending) {
-		ws->ack_owed = true;
-		ws->ack_psn = psn;
-		return;
-	}
-	swr_wire_send_ack(qp, p, psn, SWR_AETH_ACK, ws->msn, NULL);
+	swr_wire_send_ack(qp, p, psn, SWR_AETH_ACK, qp->wire->resp.msn, NULL);
 }
 
 /* Responder resources ------------------------------------------------------- */
@@ -144,9 +137,10 @@ static struct swr_wire_rd *swr_wire_rd_find(struct swr_wire_resp *ws,
 }
 
 /*
- * The resource the next READ or atomic takes, or NULL when it still has
- * responses to send: the requester has more outstanding than
- * max_dest_rd_atomic allows.
+ * The resource the next READ or atomic takes: the oldest. Responses it
+ * still had to send are abandoned: a requester that keeps to
+ * max_dest_rd_atomic has them all already (a duplicate made it send them
+ * again), or has more outstanding than it may.
  */
 static struct swr_wire_rd *swr_wire_rd_take(struct swr_wire_resp *ws,
 					    const struct swr_wire_path *p)
@@ -154,8 +148,6 @@ static struct swr_wire_rd *swr_wire_rd_take(struct swr_wire_resp *ws,
 	u32 n = swr_wire_rd_num(p);
 	struct swr_wire_rd *rd = &ws->rd[ws->rd_next % n];
 
-	if (rd->kind != SWR_RD_FREE && rd->next < rd->npkts)
-		return NULL;
 	ws->rd_next = (ws->rd_next + 1) % n;
 	memset(rd, 0, sizeof(*rd));
 	return rd;
@@ -253,8 +245,8 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 }
 
 /*
- * Responses of @rd from softirq when they are few and nothing waits
- * before them; otherwise the poller's (tx_pending).
+ * Responses of @rd from softirq when they are few (an atomic's is one);
+ * otherwise the poller's (tx_pending).
  */
 static void swr_wire_rd_answer(struct swr_qp *qp, const struct swr_wire_path *p,
 			       struct swr_wire_rd *rd)
@@ -262,7 +254,7 @@ static void swr_wire_rd_answer(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_wire_resp *ws = &qp->wire->resp;
 	int n;
 
-	if (!ws->tx_pending && rd->npkts - rd->next <= SWR_WIRE_RD_INLINE) {
+	if (rd->npkts - rd->next <= SWR_WIRE_RD_INLINE) {
 		n = swr_wire_rd_send(qp, p, rd, SWR_WIRE_RD_INLINE);
 		rd->next = n < 0 ? rd->npkts : rd->next + n;
 		return;
@@ -299,10 +291,6 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 		rd = swr_wire_rd_pending(ws, &p);
 		if (!rd) {
 			ws->tx_pending = false;
-			if (ws->ack_owed)
-				swr_wire_send_ack(qp, &p, ws->ack_psn,
-						  SWR_AETH_ACK, ws->msn, NULL);
-			ws->ack_owed = false;
 			break;
 		}
 		snap = *rd;
@@ -664,10 +652,6 @@ static void swr_wire_resp_read(struct swr_qp *qp, const struct swr_wire_path *p,
 		swr_mr_put(mr);
 	}
 	rd = swr_wire_rd_take(ws, p);
-	if (!rd) {
-		q->nak = SWR_AETH_NAK_INV_REQ;
-		return;
-	}
 	ws->msn++;
 	rd->kind = SWR_RD_READ;
 	rd->psn = rx->psn;
@@ -695,11 +679,6 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return;
 	}
-	rd = swr_wire_rd_take(ws, p);
-	if (!rd) {
-		q->nak = SWR_AETH_NAK_INV_REQ;
-		return;
-	}
 	mr = swr_mr_lookup(swr_qp_dev(qp), SWR_RKEY, ntohl(atm->rkey),
 			   qp->ibqp.pd, qp->ibqp.qp_num,
 			   IB_ACCESS_REMOTE_ATOMIC, &va, sizeof(u64));
@@ -723,6 +702,7 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 	swr_mr_unmap_atomic(mr, w64);
 	swr_mr_put(mr);
 	ws->msn++;
+	rd = swr_wire_rd_take(ws, p);
 	rd->kind = SWR_RD_ATOMIC;
 	rd->psn = q->rx->psn;
 	rd->npkts = 1;
