@@ -616,6 +616,14 @@ struct swr_mcg {
 	union ib_gid mgid;
 	u32 nqp;
 	u32 qpn[SWR_MAX_MCAST_QP_ATTACH];
+	/*
+	 * Attachments of qpn[i]. The core counts each (GID, LID) attach of a
+	 * QP in its use count and detaches each; RoCE ignores the LID, so
+	 * one membership stands for all of them and goes with the last
+	 * detach. (Counting one made the second detach fail and left the QP
+	 * impossible to destroy.)
+	 */
+	u32 nref[SWR_MAX_MCAST_QP_ATTACH];
 };
 
 /*
@@ -686,14 +694,18 @@ int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	mutex_lock(&swr_mcg_mutex);
 	g = swr_mcg_find(sdev, gid);
 	if (g) {
-		for (i = 0; i < g->nqp; i++)
-			if (g->qpn[i] == qpn)
-				goto out;	/* attached already */
+		for (i = 0; i < g->nqp; i++) {
+			if (g->qpn[i] == qpn) {
+				g->nref[i]++;	/* attached already */
+				goto out;
+			}
+		}
 		if (g->nqp >= SWR_MAX_MCAST_QP_ATTACH) {
 			err = -ENOMEM;
 			goto out;
 		}
 		spin_lock_bh(&swr_mcg_lock);
+		g->nref[g->nqp] = 1;
 		g->qpn[g->nqp++] = qpn;
 		spin_unlock_bh(&swr_mcg_lock);
 		goto out;
@@ -712,6 +724,7 @@ int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	g->sdev = sdev;
 	g->mgid = *gid;
 	g->qpn[0] = qpn;
+	g->nref[0] = 1;
 	g->nqp = 1;
 	err = swr_mcg_member(sdev, gid, true);
 	if (err) {
@@ -741,8 +754,12 @@ int swr_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	if (!g || i == g->nqp)
 		goto out;
 	err = 0;
+	if (--g->nref[i])
+		goto out;
 	spin_lock_bh(&swr_mcg_lock);
-	g->qpn[i] = g->qpn[--g->nqp];
+	g->nqp--;
+	g->qpn[i] = g->qpn[g->nqp];
+	g->nref[i] = g->nref[g->nqp];
 	if (!g->nqp)
 		list_del(&g->node);
 	spin_unlock_bh(&swr_mcg_lock);

@@ -266,6 +266,31 @@ int main(void)
 	    "attach to a unicast GID is EINVAL");
 	swr_tap(ibv_detach_mcast(r[0].qp, &m4, 0) == EINVAL,
 	    "detach of a group never attached is EINVAL");
+	/*
+	 * One group under two LIDs: the core counts two attachments in the
+	 * QP's use count; both detach, and the QP can then be destroyed.
+	 */
+	{
+		struct uqp t = { 0 };
+		int a0, a1, d0, d1, d2, des = -1;
+
+		ret = uqp_new(&rcv, &t, IBV_QPT_UD);
+		a0 = ret ?: ibv_attach_mcast(t.qp, &m4, 0);
+		a1 = ret ?: ibv_attach_mcast(t.qp, &m4, 1);
+		d0 = ret ?: ibv_detach_mcast(t.qp, &m4, 0);
+		d1 = ret ?: ibv_detach_mcast(t.qp, &m4, 1);
+		d2 = ret ? 0 : ibv_detach_mcast(t.qp, &m4, 1);
+		if (!ret) {
+			des = ibv_destroy_qp(t.qp);
+			if (!des)
+				t.qp = NULL;
+		}
+		uqp_free(&t);
+		swr_tap(!ret && !a0 && !a1 && !d0 && !d1 && d2 == EINVAL &&
+		    !des,
+		    "one group under LIDs 0 and 1: both detach, a third is EINVAL, the QP is destroyed (%d %d %d %d %d %d)",
+		    a0, a1, d0, d1, d2, des);
+	}
 
 	/* limits */
 	memset(&da, 0, sizeof(da));
