@@ -227,11 +227,6 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 	}
 
 	n = swr_wire_npkts(w->hdr.opcode, len, p.mtu);
-	/* The PSNs outstanding stay within SWR_WIRE_PSN_SPAN (swr_wire.h). */
-	if (!swr_wire_idle(qp) &&
-	    ((qp->req.psn - wr->acked_psn) & SWR_PSN_MASK) + (u64)n >
-	    SWR_WIRE_PSN_SPAN)
-		return false;
 
 	e = swr_wire_ent(wr, wr->tail);
 	e->wqe = *w;
@@ -451,10 +446,6 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 					 wr->acked_psn) < 0)
 				wr->sent = e->npkts - 1;
 		}
-		/* No packet beyond SWR_WIRE_PSN_SPAN ahead of the ACKs. */
-		if (rc && swr_psn_diff(e->first_psn + wr->sent + 1,
-				       wr->acked_psn) > SWR_WIRE_PSN_SPAN)
-			break;
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */

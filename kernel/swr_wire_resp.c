@@ -54,7 +54,7 @@
 #include "swr_wire.h"
 
 /* READ response packets sent from softirq at most; more go to the poller. */
-#define SWR_WIRE_RD_INLINE	4
+#define SWR_WIRE_RD_INLINE	16
 
 /* One request packet, as its handler needs it. */
 struct swr_wire_req_pkt {
