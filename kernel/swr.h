@@ -168,7 +168,6 @@ struct swr_dev {
 	 */
 	struct xarray mkeys;
 	u32 mkey_next;
-	atomic_t mkey_byte;	/* source of each new key's low byte */
 	atomic_t num_mr;	/* against SWR_MAX_MR */
 	atomic_t num_mw;	/* against SWR_MAX_MW */
 
