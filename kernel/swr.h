@@ -16,6 +16,8 @@
  * ----------------------------
  *   rtnl_lock                  (netdev notifier, GID management)
  *   swr_dev_list_lock          (module-wide list of devices, swr_main.c)
+ *   swr_cq.resize_mutex        (one CQ's resizes; held across the ring
+ *                              allocation, swr_poller.lock and swr_cq.lock)
  *
  * Spinlocks (innermost, never held across a sleep):
  *   swr_srq.lock               (one SRQ's consumer side and limit)
@@ -29,6 +31,7 @@
 
 #include <linux/idr.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -239,6 +242,12 @@ struct swr_srq {
 struct swr_cq {
 	struct ib_cq ibcq;
 
+	/*
+	 * Serialises resize_cq calls, which the core lets run concurrently:
+	 * each swaps the ring and then reports ring and mmap entry to user
+	 * space, which must be its own. Taken outside lock.
+	 */
+	struct mutex resize_mutex;
 	/* Protects everything below: CQE producers and resize. */
 	spinlock_t lock;
 	struct swroce_cq_ring *ring;	/* shared with user space if mmap */

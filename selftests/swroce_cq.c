@@ -6,13 +6,15 @@
  * that outlives its CQ, garbage in the user-writable words).
  */
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/swroce-abi.h>
 
 #include "kselftest_harness.h"
-#include "swr_test.h"
+#include "swr_qp_test.h"
 
 FIXTURE(cq) {
 	struct ibv_context *ctx;
@@ -375,6 +377,190 @@ TEST(raw_resize_with_garbage_consumer_index)
 	EXPECT_EQ(0, munmap(ring, resp.drv.mmap_size));
 	EXPECT_EQ(0, raw_destroy_cq(&r));
 	close(r.fd);
+}
+
+/* Concurrent resizes ------------------------------------------------------ */
+
+#define RACE_ITER	2000
+
+/*
+ * One thread of raw RESIZE_CQ commands on the provider's context, past the
+ * provider's own lock (as a process may issue them): each response must
+ * name the ring this very resize made (its own size) at an offset no
+ * other resize got.
+ */
+struct racer {
+	int fd;
+	uint32_t cq_handle;
+	uint32_t sizes[2];
+	uint64_t off[RACE_ITER];
+	int mixed;	/* responses describing another resize's ring */
+	int err;
+};
+
+static void *racer_run(void *arg)
+{
+	struct racer *r = arg;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq core;
+	} req;
+	struct {
+		struct ib_uverbs_resize_cq_resp core;
+		struct swroce_resize_cq_resp drv;
+	} resp;
+	int i;
+
+	for (i = 0; i < RACE_ITER && !r->err; i++) {
+		uint32_t want = r->sizes[i & 1];
+
+		memset(&req, 0, sizeof(req));
+		req.core.cq_handle = r->cq_handle;
+		req.core.cqe = want;
+		r->err = raw_cmd(r->fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
+				 sizeof(req), &resp, sizeof(resp));
+		r->off[i] = resp.drv.mmap_offset;
+		if (!r->err && (resp.drv.num_cqe != want ||
+				resp.drv.mmap_size < sizeof(struct swroce_cq_ring) +
+				want * sizeof(struct swroce_cqe)))
+			r->mixed++;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One SEND of @len bytes client -> server, checked byte by byte. */
+static void send_one(struct __test_metadata *_metadata, struct swr_pair *p,
+		     struct swr_bufs *b, uint64_t id, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	swr_fill(b->cbuf, len, (uint8_t)id);
+	memset(b->sbuf, 0xa5, len + 64);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, id, b->sbuf, len + 64,
+				    b->smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, id, b->cbuf, len,
+				    b->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, id, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, id, IBV_WC_SUCCESS, &wc);
+	EXPECT_EQ(len, wc.byte_len);
+	EXPECT_GT(0, swr_check(b->sbuf, len, (uint8_t)id));
+	EXPECT_GT(0, swr_check_byte(b->sbuf + len, 64, 0xa5));
+}
+
+/*
+ * Two threads resize one CQ thousands of times with raw commands (the
+ * kernel must serialise them: the core takes only a read lock), then the
+ * provider takes the CQ back with one ibv_resize_cq() and it still
+ * carries traffic, byte-exact.
+ */
+TEST(resize_race_raw)
+{
+	struct racer r[2] = {
+		{ .sizes = { 64, 128 } }, { .sizes = { 256, 512 } },
+	};
+	uint64_t *all = calloc(2 * RACE_ITER, sizeof(*all));
+	struct swr_pair p;
+	struct swr_bufs b = { 0 };
+	pthread_t t[2];
+	int i, dup;
+
+	ASSERT_NE(NULL, all);
+	ASSERT_EQ(0, swr_pair_open(&p));
+	swr_t_create(_metadata, &p, NULL);
+	ASSERT_EQ(0, swr_bufs_init(&b, p.pd, 65536, SWR_ALL_ACCESS));
+	for (i = 0; i < 2; i++) {
+		r[i].fd = p.ctx->cmd_fd;
+		r[i].cq_handle = p.s.rcq->handle;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, racer_run, &r[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, r[i].err) TH_LOG("racer %d: %s", i,
+					      strerror(-r[i].err));
+		EXPECT_EQ(0, r[i].mixed) TH_LOG("racer %d: %d responses of %d "
+						"named another resize's ring",
+						i, r[i].mixed, RACE_ITER);
+		memcpy(all + i * RACE_ITER, r[i].off, sizeof(r[i].off));
+	}
+	qsort(all, 2 * RACE_ITER, sizeof(*all), cmp_u64);
+	for (i = 1, dup = 0; i < 2 * RACE_ITER; i++)
+		dup += all[i - 1] == all[i];
+	EXPECT_EQ(0, dup) TH_LOG("%d ring offsets reported twice", dup);
+
+	ASSERT_EQ(0, ibv_resize_cq(p.s.rcq, 100));
+	EXPECT_LE(100, p.s.rcq->cqe);
+	for (i = 0; i < 20; i++)
+		send_one(_metadata, &p, &b, 1000 + i, 1 + i * 997 % 8192);
+	free(all);
+	swr_bufs_fini(&b);
+	swr_pair_close(&p);
+}
+
+struct resizer {
+	struct ibv_cq *cq;
+	int sizes[2];
+	int done;	/* resizes that succeeded */
+	int err;
+	atomic_int *running;
+};
+
+static void *resizer_run(void *arg)
+{
+	struct resizer *r = arg;
+	int i;
+
+	for (i = 0; i < 300 && !r->err; i++) {
+		r->err = ibv_resize_cq(r->cq, r->sizes[i & 1]);
+		r->done += !r->err;
+	}
+	atomic_fetch_sub(r->running, 1);
+	return NULL;
+}
+
+/*
+ * The provider's side: two threads resize the receive CQ through
+ * ibv_resize_cq() while this one sends and polls it. Every completion
+ * arrives once, in order, with its bytes.
+ */
+TEST(resize_threads_with_traffic)
+{
+	atomic_int running = 2;
+	struct resizer r[2] = {
+		{ .sizes = { 64, 1024 }, .running = &running },
+		{ .sizes = { 128, 4096 }, .running = &running },
+	};
+	struct swr_pair p;
+	struct swr_bufs b = { 0 };
+	pthread_t t[2];
+	uint64_t id = 0;
+	int i;
+
+	ASSERT_EQ(0, swr_pair_open(&p));
+	swr_t_create(_metadata, &p, NULL);
+	ASSERT_EQ(0, swr_bufs_init(&b, p.pd, 65536, SWR_ALL_ACCESS));
+	for (i = 0; i < 2; i++) {
+		r[i].cq = p.s.rcq;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, resizer_run, &r[i]));
+	}
+	while (atomic_load(&running) || id < 100) {
+		send_one(_metadata, &p, &b, id, 1 + id * 613 % 4096);
+		id++;
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, r[i].err);
+		EXPECT_EQ(300, r[i].done);
+	}
+	EXPECT_EQ(0, ibv_poll_cq(p.s.rcq, 1, &(struct ibv_wc){ 0 }));
+	swr_bufs_fini(&b);
+	swr_pair_close(&p);
 }
 
 TEST_HARNESS_MAIN
