@@ -285,6 +285,23 @@ static int raw_destroy_cq(struct raw *r)
 		       &resp, sizeof(resp));
 }
 
+struct raw_resize_resp {
+	struct ib_uverbs_resize_cq_resp core;
+	struct swroce_resize_cq_resp drv;
+};
+
+static int raw_resize(int fd, uint32_t cq_handle, uint32_t cqe,
+		      struct raw_resize_resp *resp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq core;
+	} req = { .core = { .cq_handle = cq_handle, .cqe = cqe } };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req, sizeof(req),
+		       resp, sizeof(*resp));
+}
+
 TEST(raw_ring_mapping)
 {
 	long long refused = swr_counter("mmap_refused");
@@ -335,14 +352,7 @@ TEST(raw_ring_mapping)
 
 TEST(raw_resize_with_garbage_consumer_index)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_resize_cq core;
-	} req;
-	struct {
-		struct ib_uverbs_resize_cq_resp core;
-		struct swroce_resize_cq_resp drv;
-	} resp;
+	struct raw_resize_resp resp;
 	long long bad = swr_counter("ring_index_bad");
 	struct swroce_cq_ring *ring;
 	struct raw r;
@@ -355,16 +365,11 @@ TEST(raw_resize_with_garbage_consumer_index)
 
 	/* A consumer index ahead of the producer is refused, and counted... */
 	ring->cons.idx = 12345;
-	memset(&req, 0, sizeof(req));
-	req.core.cq_handle = r.cq_handle;
-	req.core.cqe = 1000;
-	EXPECT_EQ(-EINVAL, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
-				   sizeof(req), &resp, sizeof(resp)));
+	EXPECT_EQ(-EINVAL, raw_resize(r.fd, r.cq_handle, 1000, &resp));
 	EXPECT_EQ(bad + 1, swr_counter("ring_index_bad"));
 	/* ...and a sane one is not. */
 	ring->cons.idx = 0;
-	ASSERT_EQ(0, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
-			     sizeof(req), &resp, sizeof(resp)));
+	ASSERT_EQ(0, raw_resize(r.fd, r.cq_handle, 1000, &resp));
 	EXPECT_EQ(1024, resp.drv.num_cqe);
 	EXPECT_EQ(1024, resp.core.cqe);
 	EXPECT_NE(r.ring.mmap_offset, resp.drv.mmap_offset);
@@ -401,24 +406,13 @@ struct racer {
 static void *racer_run(void *arg)
 {
 	struct racer *r = arg;
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_resize_cq core;
-	} req;
-	struct {
-		struct ib_uverbs_resize_cq_resp core;
-		struct swroce_resize_cq_resp drv;
-	} resp;
+	struct raw_resize_resp resp;
 	int i;
 
 	for (i = 0; i < RACE_ITER && !r->err; i++) {
 		uint32_t want = r->sizes[i & 1];
 
-		memset(&req, 0, sizeof(req));
-		req.core.cq_handle = r->cq_handle;
-		req.core.cqe = want;
-		r->err = raw_cmd(r->fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
-				 sizeof(req), &resp, sizeof(resp));
+		r->err = raw_resize(r->fd, r->cq_handle, want, &resp);
 		r->off[i] = resp.drv.mmap_offset;
 		if (!r->err && (resp.drv.num_cqe != want ||
 				resp.drv.mmap_size < sizeof(struct swroce_cq_ring) +
