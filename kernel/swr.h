@@ -66,6 +66,8 @@
 #define SWR_PKEY_TABLE_LEN	1
 #define SWR_DEFAULT_PKEY	0xffff
 #define SWR_PORT_NUM		1
+/* Default ring memory cap per user context (sysfs swroce/ring_bytes_max). */
+#define SWR_RING_BYTES_MAX	SZ_1G
 
 /*
  * Port counters, shown by "rdma statistic show link <dev>/1" and in
@@ -82,6 +84,8 @@ enum swr_counter {
 	SWR_CNT_UDATA_REJECTED,	/* malformed driver data in a command */
 	SWR_CNT_ABI_MISMATCH,	/* a provider speaking another ABI */
 	SWR_CNT_MMAP_REFUSED,	/* mmap of no ring, or not a whole ring */
+	SWR_CNT_RING_CAP_REFUSED, /* a ring over its context's ring_bytes_max */
+	SWR_CNT_RING_NOMEM,	/* no memory for a ring (memory cgroup limit) */
 	SWR_CNT_RING_INDEX_BAD,	/* a user-written ring index out of range */
 	SWR_CNT_WQE_BAD,	/* a malformed WQE (opcode, num_sge, length) */
 	SWR_CNT_WQE_CONSUMED,	/* send WQEs copied out and executed; per QP */
@@ -183,6 +187,12 @@ struct swr_dev {
 	u32 qpn_next;
 	atomic_t num_qp;	/* against SWR_MAX_QP */
 
+	/*
+	 * The most ring memory one user context may hold (swr_mmap.c),
+	 * sysfs swroce/ring_bytes_max; read without a lock.
+	 */
+	u64 ring_bytes_max;
+
 	/* The per-device poller (swr_poll.c). */
 	struct swr_poller *poller;
 
@@ -198,6 +208,8 @@ struct swr_dev {
 
 struct swr_ucontext {
 	struct ib_ucontext ibuc;
+	/* Bytes of rings its queues hold, against ring_bytes_max. */
+	atomic64_t ring_bytes;
 };
 
 struct swr_pd {

@@ -189,8 +189,12 @@ static int swr_mr_fill_pages(struct swr_mr *mr)
 	struct sg_page_iter it;
 	u32 i = 0;
 
-	/* ib_umem_get() refuses more than UINT_MAX pages. */
-	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
+	/*
+	 * ib_umem_get() refuses more than UINT_MAX pages. The array scales
+	 * with the user's request: charge it to the user's memory cgroup.
+	 */
+	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 
