@@ -6,11 +6,9 @@
  * unprivileged process, and memory window allocation. What the engine does
  * with MRs (lookup, copy, bind) is tested with the data path.
  */
-#include <linux/capability.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -331,23 +329,6 @@ TEST_F(mr, freed_pd)
 		ibv_dereg_mr(mr);
 }
 
-/* Drop CAP_IPC_LOCK from every set, keep everything else. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-	uint32_t bit = 1U << (CAP_IPC_LOCK % 32);
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_IPC_LOCK / 32].effective &= ~bit;
-	d[CAP_IPC_LOCK / 32].permitted &= ~bit;
-	d[CAP_IPC_LOCK / 32].inheritable &= ~bit;
-	return syscall(SYS_capset, &h, d);
-}
-
 /*
  * Exit status of the child: 0 if pinning is charged against
  * RLIMIT_MEMLOCK: 16 KiB fits a 64 KiB limit, 1 MiB does not, and two
@@ -361,7 +342,7 @@ static int memlock_child(void)
 	struct ibv_pd *pd;
 	uint8_t *buf;
 
-	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+	if (swr_drop_cap(CAP_IPC_LOCK) || setrlimit(RLIMIT_MEMLOCK, &rl))
 		return 10;
 	buf = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
