@@ -398,7 +398,7 @@ TEST(raw_resize_with_garbage_consumer_index)
 
 /* Concurrent resizes ------------------------------------------------------ */
 
-#define RACE_ITER	2000
+#define RACE_ITER	4000
 
 /*
  * One thread of raw RESIZE_CQ commands on the provider's context, past the
