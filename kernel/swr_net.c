@@ -829,7 +829,7 @@ static void swr_mcast_rx(struct swr_rx *rx)
 
 /*
  * A UD datagram: to its QP, or a copy to each QP of a multicast group. A
- * UD message is one packet of at most the MTU (IBTA 9.8.4): a payload
+ * UD message is a single packet of at most the MTU (IBTA): a payload
  * larger than the port's active MTU is dropped, as the sender's side
  * refuses to send one (swr_exec_ud()).
  */
