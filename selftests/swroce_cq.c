@@ -669,14 +669,20 @@ static int cg_write(const char *path, const char *val)
 	return ret;
 }
 
-/* A cgroup v2 with memory.max = MEMCG_MAX; 0 or -errno. */
-static int memcg_make(void)
+/*
+ * A cgroup v2 with memory.max = MEMCG_MAX; 0 or -errno. *@mounted: the
+ * cgroup2 hierarchy was not mounted and this mounted it.
+ */
+static int memcg_make(bool *mounted)
 {
 	int err;
 
-	if (access(MEMCG_ROOT "/cgroup.controllers", F_OK) &&
-	    mount("cgroup2", MEMCG_ROOT, "cgroup2", 0, NULL))
-		return -errno;
+	*mounted = false;
+	if (access(MEMCG_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("cgroup2", MEMCG_ROOT, "cgroup2", 0, NULL))
+			return -errno;
+		*mounted = true;
+	}
 	err = cg_write(MEMCG_ROOT "/cgroup.subtree_control", "+memory");
 	if (err)
 		return err;
@@ -724,10 +730,11 @@ TEST(ring_memory_charged_to_memcg)
 {
 	struct swr_bufs b = { 0 };
 	struct swr_pair p;
+	bool mounted;
 	int status, i;
 	pid_t pid;
 
-	ASSERT_EQ(0, memcg_make()) TH_LOG("cgroup v2 with a memory limit");
+	ASSERT_EQ(0, memcg_make(&mounted)) TH_LOG("cgroup v2 with a memory limit");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -738,6 +745,11 @@ TEST(ring_memory_charged_to_memcg)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, swr_file_long(MEMCG "/memory.events", "oom_kill %ld"));
 	EXPECT_EQ(0, rmdir(MEMCG));
+	/* Leave the hierarchy as we found it. */
+	if (mounted) {
+		cg_write(MEMCG_ROOT "/cgroup.subtree_control", "-memory");
+		EXPECT_EQ(0, umount(MEMCG_ROOT));
+	}
 
 	ASSERT_EQ(0, swr_pair_open(&p));
 	swr_t_create(_metadata, &p, NULL);
