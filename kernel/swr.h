@@ -16,6 +16,8 @@
  * ----------------------------
  *   rtnl_lock                  (netdev notifier, GID management)
  *   swr_dev_list_lock          (module-wide list of devices, swr_main.c)
+ *   swr_cq.resize_mutex        (one CQ's resizes; held across the ring
+ *                              allocation, swr_poller.lock and swr_cq.lock)
  *
  * Spinlocks (innermost, never held across a sleep):
  *   swr_srq.lock               (one SRQ's consumer side and limit)
@@ -29,6 +31,7 @@
 
 #include <linux/idr.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -63,6 +66,8 @@
 #define SWR_PKEY_TABLE_LEN	1
 #define SWR_DEFAULT_PKEY	0xffff
 #define SWR_PORT_NUM		1
+/* Default ring memory cap per user context (sysfs swroce/ring_bytes_max). */
+#define SWR_RING_BYTES_MAX	SZ_1G
 
 /*
  * Port counters, shown by "rdma statistic show link <dev>/1" and in
@@ -79,6 +84,8 @@ enum swr_counter {
 	SWR_CNT_UDATA_REJECTED,	/* malformed driver data in a command */
 	SWR_CNT_ABI_MISMATCH,	/* a provider speaking another ABI */
 	SWR_CNT_MMAP_REFUSED,	/* mmap of no ring, or not a whole ring */
+	SWR_CNT_RING_CAP_REFUSED, /* a ring over its context's ring_bytes_max */
+	SWR_CNT_RING_NOMEM,	/* no memory for a ring (memory cgroup limit) */
 	SWR_CNT_RING_INDEX_BAD,	/* a user-written ring index out of range */
 	SWR_CNT_WQE_BAD,	/* a malformed WQE (opcode, num_sge, length) */
 	SWR_CNT_WQE_CONSUMED,	/* send WQEs copied out and executed; per QP */
@@ -170,7 +177,6 @@ struct swr_dev {
 	 */
 	struct xarray mkeys;
 	u32 mkey_next;
-	atomic_t mkey_byte;	/* source of each new key's low byte */
 	atomic_t num_mr;	/* against SWR_MAX_MR */
 	atomic_t num_mw;	/* against SWR_MAX_MW */
 
@@ -182,6 +188,12 @@ struct swr_dev {
 	struct xarray qp_xa;
 	u32 qpn_next;
 	atomic_t num_qp;	/* against SWR_MAX_QP */
+
+	/*
+	 * The most ring memory one user context may hold (swr_mmap.c),
+	 * sysfs swroce/ring_bytes_max; read without a lock.
+	 */
+	u64 ring_bytes_max;
 
 	/* The per-device poller (swr_poll.c). */
 	struct swr_poller *poller;
@@ -198,6 +210,8 @@ struct swr_dev {
 
 struct swr_ucontext {
 	struct ib_ucontext ibuc;
+	/* Bytes of rings its queues hold, against ring_bytes_max. */
+	atomic64_t ring_bytes;
 };
 
 struct swr_pd {
@@ -242,6 +256,12 @@ struct swr_srq {
 struct swr_cq {
 	struct ib_cq ibcq;
 
+	/*
+	 * Serialises resize_cq calls, which the core lets run concurrently:
+	 * each swaps the ring and then reports ring and mmap entry to user
+	 * space, which must be its own. Taken outside lock.
+	 */
+	struct mutex resize_mutex;
 	/* Protects everything below: CQE producers and resize. */
 	spinlock_t lock;
 	struct swroce_cq_ring *ring;	/* shared with user space if mmap */

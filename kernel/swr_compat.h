@@ -7,6 +7,7 @@
 #ifndef SWR_COMPAT_H
 #define SWR_COMPAT_H
 
+#include <linux/mm.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -78,6 +79,17 @@ static inline void *swr_virt_dma_to_ptr(u64 dma_addr)
 	return ib_virt_dma_to_ptr(dma_addr);
 #else
 	return (void *)(uintptr_t)dma_addr;
+#endif
+}
+
+/* Set VMA flags from an mmap handler (vm_flags_set() since 6.3). */
+static inline void swr_vma_set_flags(struct vm_area_struct *vma,
+				     unsigned long flags)
+{
+#ifdef SWR_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
 #endif
 }
 

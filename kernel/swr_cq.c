@@ -95,6 +95,7 @@ int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(cq->num_cqe),
 				  &cq->mmap);
 	if (IS_ERR(cq->ring))
@@ -119,6 +120,7 @@ int swr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* The core destroys a CQ only once no QP or SRQ uses it. */
 	swr_ring_free(cq->ring, cq->mmap);
+	mutex_destroy(&cq->resize_mutex);
 	return 0;
 }
 
@@ -161,43 +163,26 @@ static void swr_cq_settle(struct swr_cq *cq)
 }
 
 /*
- * Replace the ring by one of @cqe entries, carrying over the completions
- * user space has not consumed yet. Refused (EINVAL) when they would not
- * fit, and when the consumer index user space left in the ring is not
- * within the outstanding range.
+ * Move the completions user space has not consumed into @new_ring of
+ * @slots entries and make it (published as @new_mmap) the CQ's ring;
+ * under cq->lock. Refused
+ * (EINVAL) when they would not fit, or when the consumer index user space
+ * left in the ring is not within the outstanding range.
  */
-int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+static int swr_cq_swap_ring(struct swr_cq *cq, struct swroce_cq_ring *new_ring,
+			    struct rdma_user_mmap_entry *new_mmap, u32 slots)
 {
-	struct ib_device *ibdev = ibcq->device;
-	struct swr_cq *cq = to_swr_cq(ibcq);
-	struct rdma_user_mmap_entry *new_mmap, *old_mmap;
-	struct swroce_cq_ring *new_ring, *old_ring;
-	struct ib_ucontext *uctx;
-	u32 slots, cons, used, i;
-	unsigned long flags;
-	int err;
+	struct ib_device *ibdev = cq->ibcq.device;
+	u32 cons, used, i;
 
-	err = swr_cq_check(ibdev, cqe, udata, &slots, &uctx);
-	if (err)
-		return err;
-
-	new_ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(slots), &new_mmap);
-	if (IS_ERR(new_ring))
-		return PTR_ERR(new_ring);
-
-	swr_cq_settle(cq);
-
-	spin_lock_irqsave(&cq->lock, flags);
 	cons = READ_ONCE(cq->ring->cons.idx);
 	used = cq->prod - cons;
 	if (used > cq->num_cqe || used > slots) {
-		spin_unlock_irqrestore(&cq->lock, flags);
 		if (used > cq->num_cqe)
 			swr_count(to_swr_dev(ibdev), SWR_CNT_RING_INDEX_BAD);
 		ibdev_dbg(ibdev, "resize_cq: %u outstanding, %u slots\n",
 			  used, slots);
-		err = -EINVAL;
-		goto err_free_ring;
+		return -EINVAL;
 	}
 	for (i = 0; i < used; i++)
 		new_ring->cqe[i] = cq->ring->cqe[(cons + i) & (cq->num_cqe - 1)];
@@ -205,20 +190,59 @@ int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	new_ring->status.idx = cq->ring->status.idx;
 	new_ring->prod.idx = used;
 
-	old_ring = cq->ring;
-	old_mmap = cq->mmap;
 	cq->ring = new_ring;
 	cq->mmap = new_mmap;
 	cq->num_cqe = slots;
 	cq->prod = used;
-	ibcq->cqe = slots;
+	cq->ibcq.cqe = slots;
+	return 0;
+}
+
+/*
+ * Replace the ring by one of @cqe entries, carrying over the completions
+ * user space has not consumed yet (swr_cq_swap_ring()). The core holds
+ * only a read lock on the CQ's uobject, so resizes of one CQ may run
+ * concurrently: resize_mutex makes each one, up to the response naming
+ * its ring, a unit. Otherwise a resize could report the ring of another
+ * one, or read an mmap entry that the other has already freed.
+ */
+int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct swr_cq *cq = to_swr_cq(ibcq);
+	struct rdma_user_mmap_entry *new_mmap, *old_mmap;
+	struct swroce_cq_ring *new_ring, *old_ring;
+	struct ib_ucontext *uctx;
+	unsigned long flags;
+	u32 slots;
+	int err;
+
+	err = swr_cq_check(ibcq->device, cqe, udata, &slots, &uctx);
+	if (err)
+		return err;
+
+	mutex_lock(&cq->resize_mutex);
+	new_ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(slots), &new_mmap);
+	if (IS_ERR(new_ring)) {
+		err = PTR_ERR(new_ring);
+		goto out_unlock;
+	}
+	swr_cq_settle(cq);
+
+	spin_lock_irqsave(&cq->lock, flags);
+	old_ring = cq->ring;
+	old_mmap = cq->mmap;
+	err = swr_cq_swap_ring(cq, new_ring, new_mmap, slots);
 	spin_unlock_irqrestore(&cq->lock, flags);
+	if (err) {
+		swr_ring_free(new_ring, new_mmap);
+		goto out_unlock;
+	}
 
 	swr_ring_free(old_ring, old_mmap);
-	return udata ? swr_cq_put_ring(cq, udata) : 0;
-
-err_free_ring:
-	swr_ring_free(new_ring, new_mmap);
+	if (udata)
+		err = swr_cq_put_ring(cq, udata);
+out_unlock:
+	mutex_unlock(&cq->resize_mutex);
 	return err;
 }
 

@@ -876,6 +876,32 @@ static void swr_exec_ud_wire(struct swr_qp *qp, const struct swr_send_wqe *w,
 			qp->req.lseg, nl);
 }
 
+/*
+ * A send to QPN 0xffffff: a copy to each QP of this device attached to
+ * the group @d->dgid, the sender's own QP included when it is attached
+ * (multicast loopback, what rxe does and mlx5 unless the QP was created
+ * with IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK, which swroce does not offer).
+ * The IP stack's loopback copy of the datagram is ignored on receive, so
+ * each member gets one copy.
+ */
+static void swr_ud_mcast_local(struct swr_qp *qp, const struct swr_send_wqe *w,
+			       const struct swr_ud_dest *d, u32 sender_qkey,
+			       u64 len, u32 nl)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	u32 qpn[SWR_MAX_MCAST_QP_ATTACH], i, n;
+	struct swr_qp *dst;
+
+	n = swr_mcast_qpns(sdev, &d->dgid, qpn);
+	for (i = 0; i < n; i++) {
+		dst = swr_qp_get(sdev, qpn[i]);
+		if (!dst)
+			continue;
+		swr_ud_deliver(qp, dst, w, d, sender_qkey, len, nl);
+		swr_qp_put(dst);
+	}
+}
+
 static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 				    const struct swr_req_view *v)
 {
@@ -898,7 +924,7 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 		len = w->hdr.inline_len;
 	else
 		len = swr_sge_total(w->sge, w->hdr.num_sge);
-	if (len > swr_mtu_bytes(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)))) {
+	if (len > swr_ud_max_payload(sdev)) {
 		swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
 		return SWR_DONE;
 	}
@@ -912,7 +938,11 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 	}
 
 	qp->req.psn = (qp->req.psn + 1) & SWR_PSN_MASK;
-	if (swr_gid_is_local(sdev, &d.dgid)) {
+	if (w->hdr.ud.remote_qpn == IB_MULTICAST_QPN) {
+		swr_ud_mcast_local(qp, w, &d, v->qkey, len, nl);
+		/* And to the group's members on other hosts. */
+		swr_exec_ud_wire(qp, w, &d, v->qkey, len, nl);
+	} else if (swr_gid_is_local(sdev, &d.dgid)) {
 		dst = swr_qp_get(sdev, w->hdr.ud.remote_qpn);
 		if (dst) {
 			swr_ud_deliver(qp, dst, w, &d, v->qkey, len, nl);

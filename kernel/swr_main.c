@@ -86,10 +86,38 @@ static ssize_t poll_idle_us_store(struct device *device,
 }
 static DEVICE_ATTR_RW(poll_idle_us);
 
+/* The ring memory cap per user context (swr_mmap.c); K/M/G suffixes. */
+static ssize_t ring_bytes_max_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(sdev->ring_bytes_max));
+}
+
+static ssize_t ring_bytes_max_store(struct device *device,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+	char *end;
+	u64 val;
+
+	val = memparse(buf, &end);
+	if (end == buf || (*end && *end != '\n'))
+		return -EINVAL;
+	WRITE_ONCE(sdev->ring_bytes_max, val);
+	return count;
+}
+static DEVICE_ATTR_RW(ring_bytes_max);
+
 static struct attribute *swr_attrs[] = {
 	&dev_attr_netdev.attr,
 	&dev_attr_abi_version.attr,
 	&dev_attr_poll_idle_us.attr,
+	&dev_attr_ring_bytes_max.attr,
 	NULL,
 };
 
@@ -246,6 +274,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
+	sdev->ring_bytes_max = SWR_RING_BYTES_MAX;
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->wire_node);
 	sdev->last_port_state = swr_port_state(sdev);

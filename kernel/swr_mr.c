@@ -7,6 +7,7 @@
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -41,7 +42,6 @@ void swr_mr_dev_init(struct swr_dev *sdev)
 {
 	xa_init_flags(&sdev->mkeys, XA_FLAGS_ALLOC1);
 	sdev->mkey_next = 1;
-	atomic_set(&sdev->mkey_byte, 0);
 	atomic_set(&sdev->num_mr, 0);
 	atomic_set(&sdev->num_mw, 0);
 }
@@ -81,8 +81,8 @@ static int swr_mkey_reserve(struct swr_dev *sdev, struct swr_mkey *mk,
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 
-	mk->key = index << SWR_MKEY_INDEX_SHIFT |
-		  ((u32)atomic_inc_return(&sdev->mkey_byte) & SWR_MKEY_BYTE_MASK);
+	/* The index makes the key unique; the byte makes it hard to guess. */
+	mk->key = index << SWR_MKEY_INDEX_SHIFT | get_random_u8();
 	return 0;
 }
 
@@ -189,8 +189,12 @@ static int swr_mr_fill_pages(struct swr_mr *mr)
 	struct sg_page_iter it;
 	u32 i = 0;
 
-	/* ib_umem_get() refuses more than UINT_MAX pages. */
-	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages), GFP_KERNEL);
+	/*
+	 * ib_umem_get() refuses more than UINT_MAX pages. The array scales
+	 * with the user's request: charge it to the user's memory cgroup.
+	 */
+	mr->pages = kvmalloc_array(npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 

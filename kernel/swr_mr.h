@@ -7,10 +7,12 @@
  * MRs and MWs share one key space per device: sdev->mkeys maps a key's
  * index (key >> 8) to the struct swr_mkey embedded in the object. Indexes
  * are allocated cyclically, so a freed index is reused as late as
- * possible; the low byte of each new key comes from a device-wide counter,
- * so a stale key rarely names a new object at a reused index, and when it
- * does the full 32-bit comparison still tells them apart whenever the byte
- * differs. An MR's lkey and rkey are the same number. Kernel FRMRs and
+ * possible; the low byte of each new key is random (get_random_u8(), as
+ * rxe does), so neither a stale key at a reused index nor the key of
+ * another process's next MR can be predicted from the keys a process
+ * has seen: the full 32-bit comparison tells a stale key from the new one
+ * whenever the byte differs (255 times in 256). The index alone keeps keys
+ * unique in sdev->mkeys. An MR's lkey and rkey are the same number. Kernel FRMRs and
  * bound MWs change only the low byte (ib_update_fast_reg_key(), bind).
  *
  * Lifetime

@@ -826,27 +826,55 @@ bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d)
 	return !memcmp(&gid, &d->sgid, sizeof(gid));
 }
 
+u32 swr_mcast_qpns(struct swr_dev *sdev, const union ib_gid *mgid, u32 *qpn)
+{
+	struct swr_mcg *g;
+	u32 n = 0;
+
+	spin_lock_bh(&swr_mcg_lock);
+	g = swr_mcg_find(sdev, mgid);
+	if (g) {
+		n = g->nqp;
+		memcpy(qpn, g->qpn, n * sizeof(*qpn));
+	}
+	spin_unlock_bh(&swr_mcg_lock);
+	return n;
+}
+
 /* A UD datagram to QPN 0xffffff: a copy to each QP attached to its group. */
 static void swr_mcast_rx(struct swr_rx *rx)
 {
-	u32 qpn[SWR_MAX_MCAST_QP_ATTACH], i, n = 0;
-	struct swr_mcg *g;
+	u32 qpn[SWR_MAX_MCAST_QP_ATTACH], i, n;
 	union ib_gid mgid;
 
 	swr_rx_gid(rx, false, &mgid);
-	spin_lock(&swr_mcg_lock);
-	g = swr_mcg_find(rx->sdev, &mgid);
-	if (g) {
-		n = g->nqp;
-		memcpy(qpn, g->qpn, n * sizeof(qpn[0]));
-	}
-	spin_unlock(&swr_mcg_lock);
+	n = swr_mcast_qpns(rx->sdev, &mgid, qpn);
 	if (!n) {
 		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_QP);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		swr_rx_ud(rx, qpn[i]);
+}
+
+/*
+ * A UD datagram: to its QP, or a copy to each QP of a multicast group. A
+ * UD message is a single packet of at most the MTU (IBTA): a payload
+ * larger than the port's active MTU is dropped, as the sender's side
+ * refuses to send one (swr_exec_ud()).
+ */
+static void swr_rx_ud_any(struct swr_rx *rx)
+{
+	if (rx->paylen > swr_ud_max_payload(rx->sdev)) {
+		ibdev_dbg(&rx->sdev->ibdev, "ud rx: %u bytes over the MTU\n",
+			  rx->paylen);
+		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_MALFORMED);
+		return;
+	}
+	if (rx->qpn == SWR_QPN_MASK)
+		swr_mcast_rx(rx);
+	else
+		swr_rx_ud(rx, rx->qpn);
 }
 
 /* The swroce device on the wire @wire bound to @ndev (RCU). */
@@ -942,6 +970,15 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	if (!wire)
 		goto free;
+	/*
+	 * A copy of a multicast datagram this host sent out of the netdev,
+	 * looped back by the IP stack (IP_MULTICAST_LOOP): the engine has
+	 * given the device's own group members theirs (swr_exec_ud()).
+	 */
+	if (skb->pkt_type == PACKET_LOOPBACK) {
+		consume_skb(skb);
+		return 0;
+	}
 	rx.sdev = swr_rx_dev(wire, skb->dev);
 	if (!rx.sdev)
 		goto free;
@@ -959,10 +996,7 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	swr_count_add(rx.sdev, SWR_CNT_RX_BYTES, ntohs(udp_hdr(skb)->len));
 	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
 	case SWR_OP_UD:
-		if (rx.qpn == SWR_QPN_MASK)
-			swr_mcast_rx(&rx);
-		else
-			swr_rx_ud(&rx, rx.qpn);
+		swr_rx_ud_any(&rx);
 		break;
 	default:
 		/* RC and UC: the skb may be queued for the requester. */

@@ -42,10 +42,23 @@
 #ifndef SWR_NET_H
 #define SWR_NET_H
 
+#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 
 #include "swr.h"
 #include "swr_qp.h"
+
+/*
+ * The port's active MTU (query_port) in bytes: the largest UD payload a
+ * device sends or accepts, IBTA's "UD message no larger than the MTU".
+ * 256 while the netdev's MTU is too small for any IB MTU.
+ */
+static inline u32 swr_ud_max_payload(struct swr_dev *sdev)
+{
+	int n = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
+
+	return n > 0 ? n : 256;
+}
 
 /* The IP-level addressing of one packet (from an AH or a QP's path). */
 struct swr_wire_dest {
@@ -138,6 +151,11 @@ struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp);
 /* Multicast verbs (UD QPs, IP multicast GIDs). */
 int swr_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int swr_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+/*
+ * The QPs of @sdev attached to the group @mgid, copied into @qpn (room for
+ * SWR_MAX_MCAST_QP_ATTACH); returns how many. Any context.
+ */
+u32 swr_mcast_qpns(struct swr_dev *sdev, const union ib_gid *mgid, u32 *qpn);
 /* Is the device on the wire (a socket in its netns)? */
 bool swr_net_on_wire(struct swr_dev *sdev);
 

@@ -35,6 +35,8 @@
  * Locks (outermost first); see also swr.h and swr_mr.h
  * ----------------------------------------------------
  *   swr_qp.modify_mutex       modify_qp/query_qp/destroy_qp (sleeps)
+ *   swr_cq.resize_mutex       resize_cq (sleeps; of the locks below it
+ *                             takes only swr_poller.lock, swr_cq.lock)
  *   swr_qp.sq_lock            the requester: sq.cons, req (a mutex: the
  *                             poller; modify_qp)
  *   swr_poller.lock           the poller's QP list (spin, _bh)

@@ -23,6 +23,8 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_UDATA_REJECTED] = { .name = "udata_rejected" },
 	[SWR_CNT_ABI_MISMATCH] = { .name = "abi_mismatch" },
 	[SWR_CNT_MMAP_REFUSED] = { .name = "mmap_refused" },
+	[SWR_CNT_RING_CAP_REFUSED] = { .name = "ring_cap_refused" },
+	[SWR_CNT_RING_NOMEM] = { .name = "ring_nomem" },
 	[SWR_CNT_RING_INDEX_BAD] = { .name = "ring_index_bad" },
 	[SWR_CNT_WQE_BAD] = { .name = "wqe_bad" },
 	[SWR_CNT_WQE_CONSUMED] = { .name = "wqe_consumed" },

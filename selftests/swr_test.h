@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include <infiniband/verbs.h>
 
@@ -135,20 +138,43 @@ static inline struct ibv_context *swr_open_test_dev(void)
 	return swr_open_dev(swr_test_dev());
 }
 
-/* VmallocUsed from /proc/meminfo in kB, or -1. */
-static inline long swr_vmalloc_used_kb(void)
+/* The number of the first line of @path that @fmt (one %ld) matches, or -1. */
+static inline long swr_file_long(const char *path, const char *fmt)
 {
 	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	long v = -1;
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+		if (sscanf(line, fmt, &v) == 1)
 			break;
 	fclose(f);
-	return kb;
+	return v;
+}
+
+/* VmallocUsed from /proc/meminfo in kB, or -1. */
+static inline long swr_vmalloc_used_kb(void)
+{
+	return swr_file_long("/proc/meminfo", "VmallocUsed: %ld kB");
+}
+
+/* Drop capability @cap from every set, keep the others; 0 or -1. */
+static inline int swr_drop_cap(int cap)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+	uint32_t bit = 1U << (cap % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[cap / 32].effective &= ~bit;
+	d[cap / 32].permitted &= ~bit;
+	d[cap / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d);
 }
 
 /* TAP lines for the programs that do not use the kselftest harness. */

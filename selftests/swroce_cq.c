@@ -6,13 +6,18 @@
  * that outlives its CQ, garbage in the user-writable words).
  */
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/swroce-abi.h>
 
 #include "kselftest_harness.h"
-#include "swr_test.h"
+#include "swr_qp_test.h"
 
 FIXTURE(cq) {
 	struct ibv_context *ctx;
@@ -230,6 +235,29 @@ static int raw_cmd(int fd, uint32_t command, void *req, size_t req_len,
 	return write(fd, req, req_len) == (ssize_t)req_len ? 0 : -errno;
 }
 
+/* A CQ of @cqe entries made by hand on @fd: its handle and ring. */
+static int raw_create_cq(int fd, uint32_t cqe, uint32_t *handle,
+			 struct swroce_create_cq_resp *ring)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_cq core;
+	} req = { .core.cqe = cqe, .core.comp_channel = -1 };
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct swroce_create_cq_resp drv;
+	} resp;
+	int err;
+
+	err = raw_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
+		      &resp, sizeof(resp));
+	if (err)
+		return err;
+	*handle = resp.core.cq_handle;
+	*ring = resp.drv;
+	return 0;
+}
+
 static int raw_open(struct raw *r)
 {
 	struct {
@@ -241,14 +269,6 @@ static int raw_open(struct raw *r)
 		struct ib_uverbs_get_context_resp core;
 		struct swroce_alloc_ucontext_resp drv;
 	} ctx_resp;
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_create_cq core;
-	} cq_req = { .core.cqe = 100, .core.comp_channel = -1 };
-	struct {
-		struct ib_uverbs_create_cq_resp core;
-		struct swroce_create_cq_resp drv;
-	} cq_resp;
 	char path[300];
 	int err;
 
@@ -262,13 +282,7 @@ static int raw_open(struct raw *r)
 		      sizeof(ctx_req), &ctx_resp, sizeof(ctx_resp));
 	if (err)
 		return err;
-	err = raw_cmd(r->fd, IB_USER_VERBS_CMD_CREATE_CQ, &cq_req,
-		      sizeof(cq_req), &cq_resp, sizeof(cq_resp));
-	if (err)
-		return err;
-	r->cq_handle = cq_resp.core.cq_handle;
-	r->ring = cq_resp.drv;
-	return 0;
+	return raw_create_cq(r->fd, 100, &r->cq_handle, &r->ring);
 }
 
 static int raw_destroy_cq(struct raw *r)
@@ -281,6 +295,23 @@ static int raw_destroy_cq(struct raw *r)
 
 	return raw_cmd(r->fd, IB_USER_VERBS_CMD_DESTROY_CQ, &req, sizeof(req),
 		       &resp, sizeof(resp));
+}
+
+struct raw_resize_resp {
+	struct ib_uverbs_resize_cq_resp core;
+	struct swroce_resize_cq_resp drv;
+};
+
+static int raw_resize(int fd, uint32_t cq_handle, uint32_t cqe,
+		      struct raw_resize_resp *resp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq core;
+	} req = { .core = { .cq_handle = cq_handle, .cqe = cqe } };
+
+	return raw_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req, sizeof(req),
+		       resp, sizeof(*resp));
 }
 
 TEST(raw_ring_mapping)
@@ -333,14 +364,7 @@ TEST(raw_ring_mapping)
 
 TEST(raw_resize_with_garbage_consumer_index)
 {
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_resize_cq core;
-	} req;
-	struct {
-		struct ib_uverbs_resize_cq_resp core;
-		struct swroce_resize_cq_resp drv;
-	} resp;
+	struct raw_resize_resp resp;
 	long long bad = swr_counter("ring_index_bad");
 	struct swroce_cq_ring *ring;
 	struct raw r;
@@ -353,16 +377,11 @@ TEST(raw_resize_with_garbage_consumer_index)
 
 	/* A consumer index ahead of the producer is refused, and counted... */
 	ring->cons.idx = 12345;
-	memset(&req, 0, sizeof(req));
-	req.core.cq_handle = r.cq_handle;
-	req.core.cqe = 1000;
-	EXPECT_EQ(-EINVAL, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
-				   sizeof(req), &resp, sizeof(resp)));
+	EXPECT_EQ(-EINVAL, raw_resize(r.fd, r.cq_handle, 1000, &resp));
 	EXPECT_EQ(bad + 1, swr_counter("ring_index_bad"));
 	/* ...and a sane one is not. */
 	ring->cons.idx = 0;
-	ASSERT_EQ(0, raw_cmd(r.fd, IB_USER_VERBS_CMD_RESIZE_CQ, &req,
-			     sizeof(req), &resp, sizeof(resp)));
+	ASSERT_EQ(0, raw_resize(r.fd, r.cq_handle, 1000, &resp));
 	EXPECT_EQ(1024, resp.drv.num_cqe);
 	EXPECT_EQ(1024, resp.core.cqe);
 	EXPECT_NE(r.ring.mmap_offset, resp.drv.mmap_offset);
@@ -375,6 +394,370 @@ TEST(raw_resize_with_garbage_consumer_index)
 	EXPECT_EQ(0, munmap(ring, resp.drv.mmap_size));
 	EXPECT_EQ(0, raw_destroy_cq(&r));
 	close(r.fd);
+}
+
+/* Concurrent resizes ------------------------------------------------------ */
+
+#define RACE_ITER	4000
+
+/*
+ * One thread of raw RESIZE_CQ commands on the provider's context, past the
+ * provider's own lock (as a process may issue them): each response must
+ * describe the ring this very resize made (its own size). (Offsets cannot
+ * be checked: a freed ring's offset is handed out again.)
+ */
+struct racer {
+	int fd;
+	uint32_t cq_handle;
+	uint32_t sizes[2];
+	int mixed;	/* responses describing another resize's ring */
+	int err;
+};
+
+static void *racer_run(void *arg)
+{
+	struct racer *r = arg;
+	struct raw_resize_resp resp;
+	int i;
+
+	for (i = 0; i < RACE_ITER && !r->err; i++) {
+		uint32_t want = r->sizes[i & 1];
+
+		r->err = raw_resize(r->fd, r->cq_handle, want, &resp);
+		if (!r->err && (resp.drv.num_cqe != want ||
+				resp.drv.mmap_size < sizeof(struct swroce_cq_ring) +
+				want * sizeof(struct swroce_cqe)))
+			r->mixed++;
+	}
+	return NULL;
+}
+
+/* One SEND of @len bytes client -> server, checked byte by byte. */
+static void send_one(struct __test_metadata *_metadata, struct swr_pair *p,
+		     struct swr_bufs *b, uint64_t id, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	swr_fill(b->cbuf, len, (uint8_t)id);
+	memset(b->sbuf, 0xa5, len + 64);
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, id, b->sbuf, len + 64,
+				    b->smr->lkey));
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_SEND, id, b->cbuf, len,
+				    b->cmr->lkey, 0, 0, IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, id, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, id, IBV_WC_SUCCESS, &wc);
+	EXPECT_EQ(len, wc.byte_len);
+	EXPECT_GT(0, swr_check(b->sbuf, len, (uint8_t)id));
+	EXPECT_GT(0, swr_check_byte(b->sbuf + len, 64, 0xa5));
+}
+
+/*
+ * Two threads resize one CQ thousands of times with raw commands (the
+ * kernel must serialise them: the core takes only a read lock), then the
+ * provider takes the CQ back with one ibv_resize_cq() and it still
+ * carries traffic, byte-exact.
+ */
+TEST(resize_race_raw)
+{
+	struct racer r[2] = {
+		{ .sizes = { 64, 128 } }, { .sizes = { 256, 512 } },
+	};
+	struct swr_pair p;
+	struct swr_bufs b = { 0 };
+	pthread_t t[2];
+	int i;
+
+	ASSERT_EQ(0, swr_pair_open(&p));
+	swr_t_create(_metadata, &p, NULL);
+	ASSERT_EQ(0, swr_bufs_init(&b, p.pd, 65536, SWR_ALL_ACCESS));
+	for (i = 0; i < 2; i++) {
+		r[i].fd = p.ctx->cmd_fd;
+		r[i].cq_handle = p.s.rcq->handle;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, racer_run, &r[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, r[i].err) TH_LOG("racer %d: %s", i,
+					      strerror(-r[i].err));
+		EXPECT_EQ(0, r[i].mixed) TH_LOG("racer %d: %d responses of %d "
+						"named another resize's ring",
+						i, r[i].mixed, RACE_ITER);
+	}
+
+	ASSERT_EQ(0, ibv_resize_cq(p.s.rcq, 100));
+	EXPECT_LE(100, p.s.rcq->cqe);
+	for (i = 0; i < 20; i++)
+		send_one(_metadata, &p, &b, 1000 + i, 1 + i * 997 % 8192);
+	swr_bufs_fini(&b);
+	swr_pair_close(&p);
+}
+
+struct resizer {
+	struct ibv_cq *cq;
+	int sizes[2];
+	int done;	/* resizes that succeeded */
+	int err;
+	atomic_int *running;
+};
+
+static void *resizer_run(void *arg)
+{
+	struct resizer *r = arg;
+	int i;
+
+	for (i = 0; i < 300 && !r->err; i++) {
+		r->err = ibv_resize_cq(r->cq, r->sizes[i & 1]);
+		r->done += !r->err;
+	}
+	atomic_fetch_sub(r->running, 1);
+	return NULL;
+}
+
+/*
+ * The provider's side: two threads resize the receive CQ through
+ * ibv_resize_cq() while this one sends and polls it. Every completion
+ * arrives once, in order, with its bytes.
+ */
+TEST(resize_threads_with_traffic)
+{
+	atomic_int running = 2;
+	struct resizer r[2] = {
+		{ .sizes = { 64, 1024 }, .running = &running },
+		{ .sizes = { 128, 4096 }, .running = &running },
+	};
+	struct swr_pair p;
+	struct swr_bufs b = { 0 };
+	pthread_t t[2];
+	uint64_t id = 0;
+	int i;
+
+	ASSERT_EQ(0, swr_pair_open(&p));
+	swr_t_create(_metadata, &p, NULL);
+	ASSERT_EQ(0, swr_bufs_init(&b, p.pd, 65536, SWR_ALL_ACCESS));
+	for (i = 0; i < 2; i++) {
+		r[i].cq = p.s.rcq;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, resizer_run, &r[i]));
+	}
+	while (atomic_load(&running) || id < 100) {
+		send_one(_metadata, &p, &b, id, 1 + id * 613 % 4096);
+		id++;
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(t[i], NULL));
+		EXPECT_EQ(0, r[i].err);
+		EXPECT_EQ(300, r[i].done);
+	}
+	EXPECT_EQ(0, ibv_poll_cq(p.s.rcq, 1, &(struct ibv_wc){ 0 }));
+	swr_bufs_fini(&b);
+	swr_pair_close(&p);
+}
+
+/* Ring memory: the cap per context, the memory cgroup ------------------- */
+
+#define RING_CAP_ATTR	"swroce/ring_bytes_max"
+
+/* Bytes of the ring of a CQ of @cqe (a power of two) entries. */
+static size_t cq_ring_bytes(size_t cqe)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+
+	return (sizeof(struct swroce_cq_ring) +
+		cqe * sizeof(struct swroce_cqe) + pg - 1) / pg * pg;
+}
+
+FIXTURE(cap) {
+	char saved[64];
+	struct ibv_context *ctx[2];
+};
+
+FIXTURE_SETUP(cap)
+{
+	ASSERT_EQ(0, swr_ibdev_attr(RING_CAP_ATTR, self->saved,
+				    sizeof(self->saved)))
+		TH_LOG("no %s", RING_CAP_ATTR);
+	self->ctx[0] = swr_open_test_dev();
+	self->ctx[1] = swr_open_test_dev();
+	ASSERT_NE(NULL, self->ctx[0]);
+	ASSERT_NE(NULL, self->ctx[1]);
+}
+
+FIXTURE_TEARDOWN(cap)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (self->ctx[i])
+			ibv_close_device(self->ctx[i]);
+	swr_ibdev_write(RING_CAP_ATTR, self->saved);
+}
+
+/*
+ * With ring_bytes_max at 8 MiB a context gets CQs up to 8 MiB of rings,
+ * then ENOMEM (counted in ring_cap_refused), CQs and QPs alike; another
+ * context is not affected, and destroying a CQ makes room again.
+ */
+TEST_F(cap, ring_bytes_max_per_context)
+{
+	enum { CQE = 4096, MAX = 100 };
+	size_t ring = cq_ring_bytes(CQE), held = 0, cap = 8 << 20;
+	long long refused = swr_counter("ring_cap_refused");
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4096, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq *cq[MAX], *other;
+	struct ibv_pd *pd;
+	char val[64];
+	int n;
+
+	ASSERT_LE(0, refused);
+	ASSERT_EQ(0, swr_ibdev_write(RING_CAP_ATTR, "8M"));
+	ASSERT_EQ(0, swr_ibdev_attr(RING_CAP_ATTR, val, sizeof(val)));
+	EXPECT_STREQ("8388608", val);
+	for (n = 0; n < MAX; n++) {
+		cq[n] = ibv_create_cq(self->ctx[0], CQE, NULL, NULL, 0);
+		if (!cq[n])
+			break;
+		held += ring;
+	}
+	ASSERT_GT(MAX, n);
+	EXPECT_EQ(ENOMEM, errno);
+	EXPECT_GE(cap, held);
+	EXPECT_LT(cap, held + ring) TH_LOG("%zu bytes held, ring %zu",
+					   held, ring);
+	EXPECT_EQ(refused + 1, swr_counter("ring_cap_refused"));
+
+	/* A QP's send ring counts against the same cap. */
+	qa.send_cq = qa.recv_cq = cq[0];
+	pd = ibv_alloc_pd(self->ctx[0]);
+	ASSERT_NE(NULL, pd);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_create_qp(pd, &qa));
+	EXPECT_EQ(ENOMEM, errno);
+	EXPECT_EQ(0, ibv_dealloc_pd(pd));
+	EXPECT_EQ(refused + 2, swr_counter("ring_cap_refused"));
+
+	/* Per context: the other one still has its whole cap. */
+	other = ibv_create_cq(self->ctx[1], CQE, NULL, NULL, 0);
+	ASSERT_NE(NULL, other);
+	EXPECT_EQ(0, ibv_destroy_cq(other));
+
+	/* Destroying returns the bytes. */
+	ASSERT_EQ(0, ibv_destroy_cq(cq[--n]));
+	cq[n] = ibv_create_cq(self->ctx[0], CQE, NULL, NULL, 0);
+	EXPECT_NE(NULL, cq[n]);
+	if (cq[n])
+		n++;
+	while (n)
+		EXPECT_EQ(0, ibv_destroy_cq(cq[--n]));
+}
+
+#define MEMCG_ROOT	"/sys/fs/cgroup"
+#define MEMCG		MEMCG_ROOT "/swroce-ring-mem"
+#define MEMCG_MAX	(64 << 20)
+
+static int cg_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * A cgroup v2 with memory.max = MEMCG_MAX; 0 or -errno. *@mounted: the
+ * cgroup2 hierarchy was not mounted and this mounted it.
+ */
+static int memcg_make(bool *mounted)
+{
+	int err;
+
+	*mounted = false;
+	if (access(MEMCG_ROOT "/cgroup.controllers", F_OK)) {
+		if (mount("cgroup2", MEMCG_ROOT, "cgroup2", 0, NULL))
+			return -errno;
+		*mounted = true;
+	}
+	err = cg_write(MEMCG_ROOT "/cgroup.subtree_control", "+memory");
+	if (err)
+		return err;
+	if (mkdir(MEMCG, 0755) && errno != EEXIST)
+		return -errno;
+	return cg_write(MEMCG "/memory.max", "64M");
+}
+
+/*
+ * In the memory cgroup: CQs of the largest size, made with raw commands
+ * (no mappings), until one fails. Exit status 0 when that was ENOMEM
+ * after at least half and at most all of memory.max in rings.
+ */
+static int memcg_child(void)
+{
+	struct swroce_create_cq_resp ring;
+	size_t held = 0;
+	uint32_t handle;
+	struct raw r;
+	int err;
+
+	if (cg_write(MEMCG "/cgroup.procs", "0") || raw_open(&r))
+		return 10;
+	while (!(err = raw_create_cq(r.fd, 0x1ffff, &handle, &ring))) {
+		held += ring.mmap_size;
+		if (held > 4 * MEMCG_MAX)
+			return 11;	/* not charged to the cgroup */
+	}
+	printf("# %zu MiB of rings, then %s\n", held >> 20, strerror(-err));
+	if (err != -ENOMEM)
+		return 12;
+	if (held < MEMCG_MAX / 2 || held > MEMCG_MAX)
+		return 13;
+	close(r.fd);
+	return 0;
+}
+
+/*
+ * Rings are charged to the creator's memory cgroup: a process limited to
+ * 64 MiB gets ENOMEM from create_cq once its rings reach the limit, is not
+ * OOM-killed, and afterwards a process outside the cgroup still creates
+ * QPs that carry traffic.
+ */
+TEST(ring_memory_charged_to_memcg)
+{
+	struct swr_bufs b = { 0 };
+	struct swr_pair p;
+	bool mounted;
+	int status, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, memcg_make(&mounted)) TH_LOG("cgroup v2 with a memory limit");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(memcg_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("child killed by signal %d",
+					      WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, swr_file_long(MEMCG "/memory.events", "oom_kill %ld"));
+	EXPECT_EQ(0, rmdir(MEMCG));
+	/* Leave the hierarchy as we found it. */
+	if (mounted) {
+		cg_write(MEMCG_ROOT "/cgroup.subtree_control", "-memory");
+		EXPECT_EQ(0, umount(MEMCG_ROOT));
+	}
+
+	ASSERT_EQ(0, swr_pair_open(&p));
+	swr_t_create(_metadata, &p, NULL);
+	ASSERT_EQ(0, swr_bufs_init(&b, p.pd, 65536, SWR_ALL_ACCESS));
+	for (i = 0; i < 10; i++)
+		send_one(_metadata, &p, &b, i, 1 + i * 4099 % 65000);
+	swr_bufs_fini(&b);
+	swr_pair_close(&p);
 }
 
 TEST_HARNESS_MAIN

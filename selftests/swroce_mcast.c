@@ -8,7 +8,9 @@
  * netdev, whose IP multicast memberships are checked with ip maddr.
  * Two receiving QPs attached to a group each get a copy, byte-checked; an
  * unattached QP gets nothing; after detach nothing arrives. IPv4-mapped
- * and IPv6 multicast GIDs. Then the verbs' errors and limits.
+ * and IPv6 multicast GIDs. Members on the sending device get one copy
+ * each. Then the verbs' errors and limits, and the MTU: a datagram over
+ * it is neither sent nor, from a sender with a larger MTU, received.
  * Output: TAP.
  */
 #include <stdarg.h>
@@ -38,6 +40,8 @@ struct uqp {
 
 static struct end snd, rcv;
 static struct uqp s, r[3];
+/* The completion ud_send() polled from s.cq (a receive, when s is attached). */
+static struct ibv_wc last_wc;
 
 static int end_open(struct end *e, const char *name)
 {
@@ -128,6 +132,7 @@ static int ud_send(const union ibv_gid *dgid, int sgid_index, uint32_t qpn,
 	if (!ret)
 		ret = swr_poll_wait(s.cq, &wc, SWR_CQ_TIMEOUT_MS) == 1 ?
 		      (int)wc.status : -ETIMEDOUT;
+	last_wc = wc;
 	ibv_destroy_ah(ah);
 	return ret;
 }
@@ -230,6 +235,114 @@ static void family(const char *fam, const union ibv_gid *mgid,
 	    "%s: after the last detach nothing arrives", fam);
 }
 
+/*
+ * Members on the sending device too: the sending QP itself and another QP
+ * of its device each get exactly one copy (delivered by the engine; the IP
+ * stack's multicast loopback copy is not a second one), and the remote
+ * member gets its copy over the wire.
+ */
+static void local_members(const union ibv_gid *mgid, int sgid)
+{
+	struct uqp l = { 0 };
+	struct ibv_wc wc;
+	uint8_t *lb = snd.buf + 65536, *sb = snd.buf + 2 * 65536;
+	bool ok;
+
+	if (renew() || uqp_new(&snd, &l, IBV_QPT_UD)) {
+		swr_tap(false, "local members: QPs");
+		goto out;
+	}
+	swr_tap(!ibv_attach_mcast(l.qp, mgid, 0) &&
+	    !ibv_attach_mcast(s.qp, mgid, 0) &&
+	    !ibv_attach_mcast(r[0].qp, mgid, 0),
+	    "local members: the sender, a QP beside it and a remote QP attach");
+	post_recvs();
+	memset(lb, 0xa5, 2 * 65536);
+	swr_post_recv1(l.qp, 30, lb, 4096, snd.mr->lkey);
+	swr_post_recv1(s.qp, 31, sb, 4096, snd.mr->lkey);
+	ok = ud_send(mgid, sgid, 0xffffff, LEN, 0x77) == IBV_WC_SUCCESS;
+	swr_tap(ok && got(0, LEN, 0x77), "local members: the remote QP got it");
+	ok = swr_poll_wait(l.cq, &wc, 5000) == 1 && wc.wr_id == 30 &&
+	     wc.status == IBV_WC_SUCCESS && wc.byte_len == LEN + 40 &&
+	     swr_check(lb + 40, LEN, 0x77) < 0;
+	swr_tap(ok, "local members: the QP beside the sender got it intact");
+	/*
+	 * s.cq has the loopback receive's completion and the send's, in
+	 * either order: ud_send() took the first.
+	 */
+	ok = swr_poll_wait(s.cq, &wc, 5000) == 1;
+	if (ok && last_wc.wr_id == 31)
+		wc = last_wc;
+	ok = ok && wc.wr_id == 31 && wc.status == IBV_WC_SUCCESS &&
+	     wc.byte_len == LEN + 40 && swr_check(sb + 40, LEN, 0x77) < 0;
+	swr_tap(ok, "local members: the sending QP got its own copy (loopback)");
+	swr_post_recv1(l.qp, 32, lb, 4096, snd.mr->lkey);
+	swr_post_recv1(s.qp, 33, sb, 4096, snd.mr->lkey);
+	swr_tap(swr_cq_count(l.cq, 500) == 0 && swr_cq_count(s.cq, 0) == 0,
+	    "local members: one copy each, none from the IP loopback");
+	ibv_detach_mcast(l.qp, mgid, 0);
+	ibv_detach_mcast(r[0].qp, mgid, 0);
+	ibv_detach_mcast(s.qp, mgid, 0);
+out:
+	uqp_free(&l);
+	/* s has receives posted: a fresh sending QP */
+	uqp_free(&s);
+	uqp_new(&snd, &s, IBV_QPT_UD);
+}
+
+static long long recv_counter(const char *name)
+{
+	char path[256], buf[32];
+
+	usleep(20000);
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 getenv("SWR_MC_RECV"), name);
+	return swr_read_line(path, buf, sizeof(buf)) ? -1 :
+	       strtoll(buf, NULL, 10);
+}
+
+static int sender_mtu(int mtu)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "ip -n %s link set %s mtu %d",
+		 getenv("SWR_MC_SEND_NS"), getenv("SWR_MC_SEND_IF"), mtu);
+	return system(cmd);
+}
+
+/*
+ * A sender whose netdev has a larger MTU (2200: IB MTU 2048) than the
+ * receiver's (1500: 1024) sends a UD datagram of 1100 bytes, which fits
+ * the link: the receiver must drop it as over its MTU (rx_drop_malformed),
+ * not deliver it.
+ */
+static void receive_over_mtu(void)
+{
+	long long drop = recv_counter("rx_drop_malformed");
+	struct ibv_wc wc;
+	int ret;
+
+	ret = renew();
+	memset(rbuf(2), 0xa5, RBUF);
+	swr_post_recv1(r[2].qp, 12, rbuf(2), 4096, rcv.mr->lkey);
+	ret = ret ?: sender_mtu(2200);
+	usleep(200000);
+	ret = ret ?: ud_send(&rcv.gid4, snd.g4, r[2].qp->qp_num, 1100, 7);
+	swr_tap(ret == IBV_WC_SUCCESS,
+	    "UD send of 1100 bytes at a 2048 MTU is sent (%d)", ret);
+	swr_tap(nothing(2, 500), "a receiver at a 1024 MTU drops it");
+	swr_tap(drop >= 0 && recv_counter("rx_drop_malformed") == drop + 1,
+	    "and counts it in rx_drop_malformed");
+	ret = sender_mtu(1500);
+	usleep(200000);
+	ret = ret ?: ud_send(&rcv.gid4, snd.g4, r[2].qp->qp_num, 1024, 8);
+	swr_tap(!ret && swr_poll_wait(r[2].cq, &wc, 5000) == 1 &&
+	    wc.status == IBV_WC_SUCCESS && wc.byte_len == 1064 &&
+	    swr_check(rbuf(2) + 40, 1024, 8) < 0,
+	    "then 1024 bytes arrive intact");
+}
+
 int main(void)
 {
 	const char *sn = getenv("SWR_MC_SEND"), *rn = getenv("SWR_MC_RECV");
@@ -256,6 +369,9 @@ int main(void)
 
 	family("IPv4", &m4, "239.1.2.3", snd.g4);
 	family("IPv6", &m6, "ff0e::5:1", snd.g6);
+	local_members(&m4, snd.g4);
+	if (getenv("SWR_MC_SEND_NS") && getenv("SWR_MC_SEND_IF"))
+		receive_over_mtu();
 
 	/* errors */
 	ret = renew();

@@ -34,6 +34,7 @@ wait_gid swrm0 "$(v6gid 80 1)" && wait_gid swrm1 "$(v6gid 80 2)" ||
 log=/tmp/swr-mcast.log
 bin=$(dirname "$0")/../build/selftests/swroce_mcast
 SWR_MC_SEND=swrm0 SWR_MC_RECV=swrm1 SWR_MC_NS=swr-mb SWR_MC_IF=mv1 \
+	SWR_MC_SEND_NS=swr-ma SWR_MC_SEND_IF=mv0 \
 	timeout 300 "$bin" >$log 2>&1
 rc=$?
 sed -e 's/^/# /' $log

@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "swr_qp_test.h"
@@ -1192,12 +1193,13 @@ TEST_F(qp, uc_send_and_write)
 }
 
 /* A UD pair: the AH points at the device's own GID. */
-static struct ibv_ah *ud_ah(struct swr_pair *p)
+/* An AH to @dgid, or to the pair's own GID when NULL. */
+static struct ibv_ah *ud_ah_to(struct swr_pair *p, const union ibv_gid *dgid)
 {
 	struct ibv_ah_attr a = {
 		.is_global = 1,
 		.grh = {
-			.dgid = p->gid,
+			.dgid = dgid ? *dgid : p->gid,
 			.sgid_index = p->gid_index,
 			.hop_limit = 64,
 		},
@@ -1207,9 +1209,15 @@ static struct ibv_ah *ud_ah(struct swr_pair *p)
 	return ibv_create_ah(p->pd, &a);
 }
 
-static int ud_send(struct swr_pair *p, struct ibv_ah *ah, uint64_t wr_id,
-		   void *buf, uint32_t len, uint32_t lkey, uint32_t qkey,
-		   bool imm)
+static struct ibv_ah *ud_ah(struct swr_pair *p)
+{
+	return ud_ah_to(p, NULL);
+}
+
+/* A UD send from the client QP to @qpn (the server's when 0). */
+static int ud_send_to(struct swr_pair *p, struct ibv_ah *ah, uint32_t qpn,
+		      uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey,
+		      uint32_t qkey, bool imm)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)buf, .length = len, .lkey = lkey,
@@ -1222,9 +1230,16 @@ static int ud_send(struct swr_pair *p, struct ibv_ah *ah, uint64_t wr_id,
 	}, *bad;
 
 	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = p->s.qp->qp_num;
+	wr.wr.ud.remote_qpn = qpn ? qpn : p->s.qp->qp_num;
 	wr.wr.ud.remote_qkey = qkey;
 	return ibv_post_send(p->c.qp, &wr, &bad);
+}
+
+static int ud_send(struct swr_pair *p, struct ibv_ah *ah, uint64_t wr_id,
+		   void *buf, uint32_t len, uint32_t lkey, uint32_t qkey,
+		   bool imm)
+{
+	return ud_send_to(p, ah, 0, wr_id, buf, len, lkey, qkey, imm);
 }
 
 /*
@@ -1294,7 +1309,10 @@ TEST_F(qp, ud_send_grh_ipv6)
 	ud_traffic(_metadata, self, true);
 }
 
-/* A wrong Q_Key drops the datagram; the receive stays for the next one. */
+/*
+ * A wrong Q_Key drops the datagram; the receive stays for the next one.
+ * A Q_Key with the high bit set is replaced by the sender QP's own.
+ */
 TEST_F(qp, ud_qkey_mismatch)
 {
 	struct swr_qp_opts o = { .type = IBV_QPT_UD };
@@ -1323,6 +1341,138 @@ TEST_F(qp, ud_qkey_mismatch)
 	swr_t_wait_wc(_metadata, p->s.rcq, 1, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(64 + 40, wc.byte_len);
 	EXPECT_EQ(-1, swr_check(self->b.sbuf + 40, 64, 0x91));
+
+	/*
+	 * IBTA: the high bit in a WR's Q_Key means "the QP's own" (here
+	 * SWR_QKEY), so a user QP, which may not own a privileged Q_Key
+	 * (ud_privileged_qkey_refused), never sends one.
+	 */
+	ASSERT_EQ(0, swr_post_recv1(p->s.qp, 4, self->b.sbuf, 40 + 256,
+				    self->b.smr->lkey));
+	swr_fill(self->b.cbuf, 77, 0x92);
+	ASSERT_EQ(0, ud_send(p, ah, 5, self->b.cbuf, 77, self->b.cmr->lkey,
+			     0x80000000u | 0x1234, false));
+	swr_t_wait_wc(_metadata, p->c.scq, 5, IBV_WC_SUCCESS, NULL);
+	swr_t_wait_wc(_metadata, p->s.rcq, 4, IBV_WC_SUCCESS, &wc);
+	EXPECT_EQ(77 + 40, wc.byte_len);
+	EXPECT_EQ(-1, swr_check(self->b.sbuf + 40, 77, 0x92));
+	swr_pair_destroy_qps(p);
+	EXPECT_EQ(0, ibv_destroy_ah(ah));
+}
+
+/*
+ * Exit status 0 when, without CAP_NET_RAW, a UD QP may not take a
+ * privileged Q_Key (high bit set) but may take an ordinary one.
+ */
+static int privileged_qkey_child(void)
+{
+	struct swr_qp_opts o = { .type = IBV_QPT_UD };
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x80010000,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_QKEY;
+	struct swr_pair p;
+
+	if (swr_drop_cap(CAP_NET_RAW) || swr_pair_open(&p))
+		return 10;
+	p.o = o;
+	if (swr_end_create(&p, &p.c, NULL))
+		return 11;
+	if (ibv_modify_qp(p.c.qp, &a, mask) != EPERM)
+		return 12;
+	a.qkey = 0x10010000;
+	if (ibv_modify_qp(p.c.qp, &a, mask))
+		return 13;
+	a.qkey = 0x80000000;
+	if (ibv_modify_qp(p.c.qp, &a, IBV_QP_QKEY) != EPERM)
+		return 14;
+	swr_pair_close(&p);
+	return 0;
+}
+
+/*
+ * The RDMA core refuses a privileged Q_Key from a process without
+ * CAP_NET_RAW (unless "rdma system set privileged-qkey on"); the driver
+ * relies on that check (ib_uverbs modify_qp(), both kernels).
+ */
+TEST_F(qp, ud_privileged_qkey_refused)
+{
+	int status;
+	pid_t pid;
+
+	if (system("rdma system show | grep -q 'privileged-qkey on'") == 0)
+		SKIP(return, "privileged-qkey is on: every process may");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(privileged_qkey_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * A UD send to QPN 0xffffff at a multicast GID reaches every QP of this
+ * device attached to the group, the sender's own included (multicast
+ * loopback), once each, with its bytes; after detach, none.
+ */
+TEST_F(qp, ud_multicast_local)
+{
+	union ibv_gid mgid = { .raw = { [10] = 0xff, [11] = 0xff, [12] = 239,
+					[13] = 9, [14] = 8, [15] = 7 } };
+	struct swr_qp_opts o = { .type = IBV_QPT_UD };
+	struct swr_pair *p = &self->p;
+	uint8_t *cr = self->b.cbuf + BUFSZ / 2;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	int round;
+
+	swr_t_create(_metadata, p, &o);
+	ah = ud_ah_to(p, &mgid);
+	ASSERT_NE(NULL, ah);
+	ASSERT_EQ(0, ibv_attach_mcast(p->s.qp, &mgid, 0));
+	ASSERT_EQ(0, ibv_attach_mcast(p->c.qp, &mgid, 0));
+	for (round = 0; round < 2; round++) {
+		uint8_t seed = 0x50 + round;
+
+		memset(self->b.sbuf, CANARY, BUFSZ);
+		memset(cr, CANARY, BUFSZ / 2);
+		swr_fill(self->b.cbuf, 500, seed);
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 10, self->b.sbuf, 1024,
+					    self->b.smr->lkey));
+		ASSERT_EQ(0, swr_post_recv1(p->c.qp, 20, cr, 1024,
+					    self->b.cmr->lkey));
+		ASSERT_EQ(0, ud_send_to(p, ah, 0xffffff, round, self->b.cbuf,
+					500, self->b.cmr->lkey, SWR_QKEY,
+					false));
+		swr_t_wait_wc(_metadata, p->c.scq, round, IBV_WC_SUCCESS,
+			      NULL);
+		if (round) {
+			/* Detached: nothing arrives. */
+			EXPECT_EQ(0, swr_cq_count(p->s.rcq, 300));
+			EXPECT_EQ(0, swr_cq_count(p->c.rcq, 0));
+			break;
+		}
+		swr_t_wait_wc(_metadata, p->s.rcq, 10, IBV_WC_SUCCESS, &wc);
+		EXPECT_EQ(540, wc.byte_len);
+		EXPECT_EQ(p->c.qp->qp_num, wc.src_qp);
+		EXPECT_EQ(-1, swr_check(self->b.sbuf + 40, 500, seed));
+		EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 540, BUFSZ - 540,
+					     CANARY));
+		swr_t_wait_wc(_metadata, p->c.rcq, 20, IBV_WC_SUCCESS, &wc);
+		EXPECT_EQ(540, wc.byte_len);
+		EXPECT_EQ(-1, swr_check(cr + 40, 500, seed));
+		/* One copy each: no second one (e.g. an IP loopback copy). */
+		ASSERT_EQ(0, swr_post_recv1(p->s.qp, 11, self->b.sbuf, 1024,
+					    self->b.smr->lkey));
+		ASSERT_EQ(0, swr_post_recv1(p->c.qp, 21, cr, 1024,
+					    self->b.cmr->lkey));
+		EXPECT_EQ(0, swr_cq_count(p->s.rcq, 300));
+		EXPECT_EQ(0, swr_cq_count(p->c.rcq, 0));
+		EXPECT_EQ(0, ibv_detach_mcast(p->s.qp, &mgid, 0));
+		EXPECT_EQ(0, ibv_detach_mcast(p->c.qp, &mgid, 0));
+	}
 	swr_pair_destroy_qps(p);
 	EXPECT_EQ(0, ibv_destroy_ah(ah));
 }
