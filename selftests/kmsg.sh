@@ -3,12 +3,12 @@
 #
 # The kernel log of one shell step (sourced; root in the test guest):
 #   kmsg_mark NAME     write a marker into the kernel log
-#   kmsg_splats NAME   print the splat lines (tools/vm/splat-re.sh) logged
+#   kmsg_splats NAME   print the splat lines (tools/vm/splat.sh) logged
 #                      since the marker, or since boot if it was lost;
 #                      status 0 when there are none
 
-# shellcheck source=tools/vm/splat-re.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../tools/vm/splat-re.sh"
+# shellcheck source=tools/vm/splat.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tools/vm/splat.sh"
 
 kmsg_mark() {
 	echo "swroce-selftest: begin $1" >/dev/kmsg

@@ -138,7 +138,7 @@ step bench-smoke tools/bench/guest.sh --smoke --tap -o "$out/bench-smoke"
 # churns under the fuzzer; SWROCE_FUZZ_SECONDS (default 60) sets how long.
 step uverbs-fuzz selftests/swroce_uverbs_fuzz.sh
 # Processes with work in flight killed, and netdev, netns, device and
-# module removed under load, SWROCE_LIFECYCLE_ITERS times (default 10);
+# module removed under load, SWROCE_LIFECYCLE_ITERS times (default 3);
 # then no leak and no splat. It reloads the module and re-creates swroce0.
 step lifecycle selftests/swroce_lifecycle.sh
 

@@ -12,15 +12,15 @@
 
 #include "swr_qp_test.h"
 
-#define SWR_LOAD_BIG	(16 * 1024 * 1024)
+#define SWR_LOAD_BIG	(16 * 1024 * 1024)	/* the killed test's writes */
 
 /*
  * Lots of outstanding work of every kind, then keep large writes coming
- * until killed: @nbig of them outstanding. Writes one byte to @ready_fd
- * once everything is posted.
+ * until killed: @nbig writes of @big_len bytes
+ * outstanding. Writes one byte to @ready_fd once everything is posted.
  * Exit codes say which step failed.
  */
-static int swr_load(int ready_fd, int nbig)
+static int swr_load(int ready_fd, int nbig, size_t big_len)
 {
 	struct swr_qp_opts rnr = { .rnr_retry = 7, .max_send_wr = 256 };
 	struct swr_qp_opts big = { .max_send_wr = 64 };
@@ -35,14 +35,14 @@ static int swr_load(int ready_fd, int nbig)
 
 	if (swr_pair_open(&a) || swr_pair_create(&a, &rnr))
 		return 10;
-	b1 = mmap(NULL, SWR_LOAD_BIG, PROT_READ | PROT_WRITE,
+	b1 = mmap(NULL, big_len, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	b2 = mmap(NULL, SWR_LOAD_BIG, PROT_READ | PROT_WRITE,
+	b2 = mmap(NULL, big_len, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b1 == MAP_FAILED || b2 == MAP_FAILED)
 		return 11;
-	mr1 = ibv_reg_mr(a.pd, b1, SWR_LOAD_BIG, SWR_ALL_ACCESS);
-	mr2 = ibv_reg_mr(a.pd, b2, SWR_LOAD_BIG, SWR_ALL_ACCESS);
+	mr1 = ibv_reg_mr(a.pd, b1, big_len, SWR_ALL_ACCESS);
+	mr2 = ibv_reg_mr(a.pd, b2, big_len, SWR_ALL_ACCESS);
 	if (!mr1 || !mr2)
 		return 12;
 	/* Sends nobody will ever receive, retried for ever. */
@@ -61,7 +61,7 @@ static int swr_load(int ready_fd, int nbig)
 	    swr_qp_connect(&b, b.s.qp, b.c.qp->qp_num))
 		return 14;
 	for (i = 0; i < nbig; i++)
-		if (swr_post_send1(b.c.qp, IBV_WR_RDMA_WRITE, i, b1, SWR_LOAD_BIG,
+		if (swr_post_send1(b.c.qp, IBV_WR_RDMA_WRITE, i, b1, big_len,
 				   mr1->lkey, (uintptr_t)b2, mr2->rkey,
 				   IBV_SEND_SIGNALED))
 			return 15;
@@ -101,7 +101,7 @@ static int swr_load(int ready_fd, int nbig)
 
 		if (ibv_poll_cq(b.c.scq, 1, &wc) == 1)
 			swr_post_send1(b.c.qp, IBV_WR_RDMA_WRITE, 100, b1,
-				       SWR_LOAD_BIG, mr1->lkey, (uintptr_t)b2,
+				       big_len, mr1->lkey, (uintptr_t)b2,
 				       mr2->rkey, IBV_SEND_SIGNALED);
 		sched_yield();
 	}

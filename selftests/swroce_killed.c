@@ -59,7 +59,7 @@ static pid_t start_hog(struct __test_metadata *_metadata, const char *dev)
 	if (!pid) {
 		close(pfd[0]);
 		setenv("SWROCE_DEV", dev, 1);
-		_exit(swr_load(pfd[1], 60));
+		_exit(swr_load(pfd[1], 60, SWR_LOAD_BIG));
 	}
 	close(pfd[1]);
 	if (read(pfd[0], &c, 1) != 1) {

@@ -8,7 +8,7 @@
  *                          checked byte by byte with the bytes around it;
  *                          TAP lines, exit 0 when all passed
  *   swroce_traffic load    work of every kind outstanding (swr_load.h),
- *                          four 16 MiB writes kept in flight until
+ *                          four 4 MiB writes kept in flight until
  *                          killed; prints "r" once everything is posted
  */
 #include "swr_load.h"
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "check"))
 		return check();
 	if (argc == 2 && !strcmp(argv[1], "load"))
-		return swr_load(STDOUT_FILENO, 4);
+		return swr_load(STDOUT_FILENO, 4, 4 << 20);
 	fprintf(stderr, "usage: swroce_traffic check|load\n");
 	return 2;
 }

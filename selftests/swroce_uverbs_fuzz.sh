@@ -104,8 +104,9 @@ tap_ok $? "two swroce devices on a veth (swruv0, swruv1)"
 
 churn &
 churn_pid=$!
+# niced: the churn and its checks must not starve behind 9 fuzzing threads
 # shellcheck disable=SC2086 # SWROCE_FUZZ_ARGS is a list of options
-timeout -k 10 $((secs + 300)) "$fuzz" -t "$secs" -d swruv0,swruv1 \
+nice -n 10 timeout -k 10 $((secs + 300)) "$fuzz" -t "$secs" -d swruv0,swruv1 \
 	${SWROCE_FUZZ_SEED:+-s "$SWROCE_FUZZ_SEED"} ${SWROCE_FUZZ_ARGS:-} \
 	>"$tmp/fuzz.log" 2>&1
 rc=$?

@@ -299,8 +299,8 @@ fi
 clean_log() { tr -d '\r' | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g'; }
 
 # Kernel reports that mean the run is broken even if CMD said it was fine.
-# shellcheck source=tools/vm/splat-re.sh
-. "$TOP/tools/vm/splat-re.sh"
+# shellcheck source=tools/vm/splat.sh
+. "$TOP/tools/vm/splat.sh"
 
 status=0
 logs=("$console")
