@@ -443,7 +443,8 @@ static void raw_ioctl_method(struct raw_sess *s)
 			.data = pct(80) ? 1 : rnd(256) };
 		a[n++] = (struct ib_uverbs_attr){
 			.attr_id = UVERBS_ATTR_QUERY_PORT_RESP,
-			.len = 40 + rnd(40), .data = (uintptr_t)out };
+			.len = sizeof(struct ib_uverbs_query_port_resp_ex) -
+			       (pct(80) ? 0 : 8), .data = (uintptr_t)out };
 		break;
 	default:
 		hdr->object_id = UVERBS_OBJECT_DEVICE;
@@ -459,15 +460,18 @@ static void raw_ioctl_method(struct raw_sess *s)
 			.data = pct(90) ? 0 : rnd(4) };
 		a[n++] = (struct ib_uverbs_attr){
 			.attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
-			.len = 32 + rnd(16), .data = (uintptr_t)out };
+			.len = sizeof(struct ib_uverbs_gid_entry) -
+			       (pct(80) ? 0 : 4), .data = (uintptr_t)out };
 	}
 	if (uhw || pct(30))
 		a[n++] = (struct ib_uverbs_attr){
 			.attr_id = UVERBS_ATTR_UHW_IN, .len = (uint16_t)uhw,
 			.data = uhw > 8 ? (uintptr_t)in : rnd64() };
-	if (pct(70))
+	if (pct(85))
 		a[n++] = (struct ib_uverbs_attr){
-			.attr_id = UVERBS_ATTR_UHW_OUT, .len = 8 * rnd(8),
+			.attr_id = UVERBS_ATTR_UHW_OUT,
+			.len = pct(70) ? sizeof(struct swroce_create_cq_resp) :
+			       8 * rnd(8),
 			.data = (uintptr_t)(out + 512) };
 	hdr->num_attrs = n;
 	hdr->length = sizeof(*hdr) + n * sizeof(*a);
