@@ -11,7 +11,8 @@
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
-# counters, disassoc, wire, fuzz, mcast, loss, suite, bench-smoke, unload.
+# counters, disassoc, wire, fuzz, mcast, loss, suite, bench-smoke,
+# uverbs-fuzz, lifecycle, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,6 +135,14 @@ fi
 # each figure measured is a pass, a swroce figure it cannot measure yet a
 # skip, an rxe or TCP figure that fails a failure (tools/bench/report.py).
 step bench-smoke tools/bench/guest.sh --smoke --tap -o "$out/bench-smoke"
+
+# The uverbs fuzzer (swroce_uverbs_fuzz.c) on devices of its own, which it
+# churns under the fuzzer; SWROCE_FUZZ_SECONDS (default 60) sets how long.
+step uverbs-fuzz selftests/swroce_uverbs_fuzz.sh
+# Processes with work in flight killed, and netdev, netns, device and
+# module removed under load, SWROCE_LIFECYCLE_ITERS times (default 3);
+# then no leak and no splat. It reloads the module and re-creates swroce0.
+step lifecycle selftests/swroce_lifecycle.sh
 
 unload() {
 	local n=0 fail=0 left

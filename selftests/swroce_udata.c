@@ -8,41 +8,9 @@
  * must leave the file usable for a correct one. Also the driver's one
  * uverbs method (the QP doorbell) with bad handles, through the ioctl.
  */
-#include <stdint.h>
-#include <sys/ioctl.h>
-#include <rdma/ib_user_verbs.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
-#include <rdma/swroce-abi.h>
-
 #include "kselftest_harness.h"
 #include "swr_test.h"
-
-/*
- * Send one legacy write() command: header, core command whose first field
- * is the response pointer, then @drv_len bytes of driver data. Returns 0 or
- * -errno.
- */
-static int swr_write_cmd(int fd, uint32_t command, void *core, size_t core_len,
-			 const void *drv, size_t drv_len, void *resp,
-			 size_t resp_len)
-{
-	struct ib_uverbs_cmd_hdr hdr = {
-		.command = command,
-		.in_words = (sizeof(hdr) + core_len + drv_len) / 4,
-		.out_words = resp_len / 4,
-	};
-	uint8_t buf[256];
-	uint64_t rp = (uintptr_t)resp;
-	size_t len = sizeof(hdr) + core_len + drv_len;
-
-	if (len > sizeof(buf) || (len | resp_len) % 4)
-		return -EINVAL;
-	memcpy(core, &rp, sizeof(rp));
-	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy(buf + sizeof(hdr), core, core_len);
-	memcpy(buf + sizeof(hdr) + core_len, drv, drv_len);
-	return write(fd, buf, len) == (ssize_t)len ? 0 : -errno;
-}
+#include "swr_uverbs.h"
 
 struct ctx_resp {
 	struct ib_uverbs_get_context_resp core;
@@ -233,28 +201,6 @@ TEST_F(uverbs, alloc_pd_driver_data)
 	/* A freed handle is gone (the core's lookup reports ENOENT). */
 	EXPECT_EQ(-ENOENT, swr_dealloc_pd_raw(self->fd, a.core.pd_handle));
 	close(cresp.core.async_fd);
-}
-
-/*
- * SWROCE_METHOD_QP_DOORBELL through RDMA_VERBS_IOCTL, @num_attrs 0 or 1
- * (the QP handle @handle), @method the method id. Returns 0 or -errno.
- */
-static int swr_doorbell_raw(int fd, uint16_t method, uint16_t num_attrs,
-			    uint64_t handle)
-{
-	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
-		      sizeof(struct ib_uverbs_attr)) / sizeof(uint64_t)] = { 0 };
-	struct ib_uverbs_ioctl_hdr *hdr = (struct ib_uverbs_ioctl_hdr *)buf;
-
-	hdr->length = sizeof(*hdr) + num_attrs * sizeof(hdr->attrs[0]);
-	hdr->object_id = UVERBS_OBJECT_QP;
-	hdr->method_id = method;
-	hdr->num_attrs = num_attrs;
-	hdr->driver_id = RDMA_DRIVER_UNKNOWN;
-	hdr->attrs[0].attr_id = SWROCE_ATTR_QP_DOORBELL_HANDLE;
-	hdr->attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
-	hdr->attrs[0].data = handle;
-	return ioctl(fd, RDMA_VERBS_IOCTL, hdr) ? -errno : 0;
 }
 
 /*

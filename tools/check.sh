@@ -11,7 +11,11 @@
 #   that timed out, or on a kernel splat in a guest console log.
 #
 # CHECK_KERNELS="6.1" limits the kernels; CHECK_STEPS="device udata" the
-# guest steps (see selftests/run-guest.sh).
+# guest steps (see selftests/run-guest.sh); CHECK_TIMEOUT the seconds one
+# guest may take (default 1500, plus SWROCE_FUZZ_SECONDS). SWROCE_FUZZ_*
+# and SWROCE_LIFECYCLE_ITERS are passed on to the guest: e.g. a long run
+#   CHECK_STEPS="uverbs-fuzz lifecycle" SWROCE_FUZZ_SECONDS=600 \
+#   SWROCE_LIFECYCLE_ITERS=100 CHECK_TIMEOUT=14400 make check
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,9 +48,15 @@ for s in $kernels; do
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
 	say "guest $kver"
+	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
+	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
+		 SWROCE_LIFECYCLE_ITERS; do
+		[ -z "${!v:-}" ] || envs+=(-e "$v=${!v}")
+	done
 	# shellcheck disable=SC2086 # CHECK_STEPS is a list of words
-	tools/vm/vm.sh -k "$kver" -t 1500 -l "$results/$kver/console.log" \
-		-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko" \
+	tools/vm/vm.sh -k "$kver" \
+		-t $((${CHECK_TIMEOUT:-1500} + ${SWROCE_FUZZ_SECONDS:-0})) \
+		-l "$results/$kver/console.log" "${envs[@]}" \
 		-- selftests/run-guest.sh ${CHECK_STEPS:-}
 	rc=$?
 	# run-guest.sh exits 0 once it has run every step (the steps' TAP

@@ -299,11 +299,8 @@ fi
 clean_log() { tr -d '\r' | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g'; }
 
 # Kernel reports that mean the run is broken even if CMD said it was fine.
-SPLAT_RE='Oops|BUG:|WARNING:|kernel BUG|KASAN:|UBSAN:|Kernel panic'
-SPLAT_RE+='|possible circular locking|inconsistent lock state|possible recursive locking'
-SPLAT_RE+='|suspicious RCU usage|general protection fault|Call Trace:|kmemleak'
-SPLAT_RE+='|list_(add|del) corruption|refcount_t:|soft lockup|hard LOCKUP'
-SPLAT_RE+='|blocked for more than|rcu_.*stall|stack-protector'
+# shellcheck source=tools/vm/splat.sh
+. "$TOP/tools/vm/splat.sh"
 
 status=0
 logs=("$console")
