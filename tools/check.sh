@@ -11,7 +11,11 @@
 #   that timed out, or on a kernel splat in a guest console log.
 #
 # CHECK_KERNELS="6.1" limits the kernels; CHECK_STEPS="device udata" the
-# guest steps (see selftests/run-guest.sh).
+# guest steps (see selftests/run-guest.sh). CHECK_KERNELS=debug (make
+# check-debug) runs the same plan on the KASAN/lockdep/kmemleak kernel of
+# tools/debug-kernel/build.sh, building it first if it is not cached, with
+# a kmemleak scan after every step; CHECK_TIMEOUT overrides the guest's
+# time limit (default 1500 s, 4x that on the debug kernel).
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +29,22 @@ tools/deps.sh || { say "make deps failed"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p "$results"
 rm -f "$results"/*.tap
-if ! make -s provider selftests kmod-all >"$results/build.log" 2>&1; then
+kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
+# The debug kernel is built (once per machine) before anything else.
+debug_ver=
+if [[ " $kernels " == *" debug "* ]]; then
+	say "debug kernel"
+	if tools/debug-kernel/build.sh >/dev/null; then
+		debug_ver=$(tools/kernels.sh resolve debug)
+	else
+		echo "not ok 1 - debug kernel built (make debug-kernel)" >"$results/debug-kernel.tap"
+	fi
+fi
+build() {
+	make -s provider selftests kmod-all || return 1
+	[ -z "$debug_ver" ] || tools/build-kmod.sh build/kmod "$debug_ver"
+}
+if ! build >"$results/build.log" 2>&1; then
 	cat "$results/build.log"
 	echo "not ok 1 - build" >"$results/build.tap"
 else
@@ -37,15 +56,16 @@ cat "$results/build.tap"
 say "lint"
 tools/lint.sh | tee "$results/lint.tap"
 
-kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
 for s in $kernels; do
 	kver=$(tools/kernels.sh installed "$s") || {
 		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
+	tmo=1500
+	[ "$s" != debug ] || tmo=6000
 	say "guest $kver"
 	# shellcheck disable=SC2086 # CHECK_STEPS is a list of words
-	tools/vm/vm.sh -k "$kver" -t 1500 -l "$results/$kver/console.log" \
+	tools/vm/vm.sh -k "$kver" -t "${CHECK_TIMEOUT:-$tmo}" -l "$results/$kver/console.log" \
 		-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko" \
 		-- selftests/run-guest.sh ${CHECK_STEPS:-}
 	rc=$?
