@@ -38,7 +38,7 @@ want() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
 # apart (kmemleak skips objects younger than 5 s, and RCU-deferred frees
 # need a grace period), then whatever it lists is that step's leak.
 kml=/sys/kernel/debug/kmemleak
-if [ ! -e /sys/kernel/debug/kmemleak ] && grep -qw debugfs /proc/filesystems; then
+if [ ! -e $kml ] && grep -qw debugfs /proc/filesystems; then
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 fi
 [ -w $kml ] || kml=
