@@ -11,6 +11,11 @@
 #   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
 #   make kmod-all   swroce.ko for every pinned kernel, in build/kmod/<kver>/
 #   make bench      swroce vs rxe benchmarks in one guest (BENCH_KERNEL=6.12)
+#   make debug-kernel  build (once per machine, cached in /var/cache/swroce)
+#                   a 6.12 kernel with KASAN, lockdep, kmemleak, UBSAN,
+#                   debug objects; `make vm KERNEL=debug` boots it
+#   make check-debug   deps, build, lint, then the whole guest plan on the
+#                   debug kernel, with a kmemleak scan after every step
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -43,12 +48,12 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check run vm clean help bench bench-progs
+	check check-debug debug-kernel run vm clean help bench bench-progs
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,24p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -110,10 +115,18 @@ lint:
 check:
 	tools/check.sh
 
+check-debug:
+	CHECK_KERNELS=debug tools/check.sh
+
+debug-kernel:
+	tools/debug-kernel/build.sh
+
 run:
 	tools/run-demo.sh
 
 vm: all kmod-all
+	$(if $(filter debug,$(KERNEL)),tools/debug-kernel/build.sh && \
+		tools/build-kmod.sh $(BUILD)/kmod $$(tools/kernels.sh resolve debug))
 	tools/vm/vm.sh -i $(if $(KERNEL),-k $(KERNEL))
 
 clean:

@@ -4,7 +4,7 @@
 # build-kmod.sh OUTDIR [KVER...]
 #
 # Builds swroce.ko for each given kernel (default: the newest installed
-# kernel of every pinned series) into OUTDIR/<kver>/kernel/swroce.ko, and
+# kernel of every pinned series; the debug kernel only when named) into OUTDIR/<kver>/kernel/swroce.ko, and
 # copies it to OUTDIR/<kver>/swroce.ko. Kbuild of these kernels builds an
 # external module inside its source directory, so each kernel gets a
 # mirror of the tree made of symlinks; the objects of one kernel never
@@ -24,7 +24,9 @@ if [ ${#kvers[@]} -eq 0 ]; then
 fi
 
 for kver in "${kvers[@]}"; do
-	kdir=/lib/modules/$kver/build
+	# the debug kernel's tree is in its cache, not under /lib/modules
+	root=$("$top/tools/kernels.sh" root "$kver")
+	kdir=${root%/}/lib/modules/$kver/build
 	[ -d "$kdir" ] || { echo "build-kmod: no $kdir (make deps)" >&2; exit 1; }
 	d=$out/$kver
 	mkdir -p "$d/kernel"

@@ -11,9 +11,13 @@
 #   that timed out, or on a kernel splat in a guest console log.
 #
 # CHECK_KERNELS="6.1" limits the kernels; CHECK_STEPS="device udata" the
-# guest steps (see selftests/run-guest.sh); CHECK_TIMEOUT the seconds one
-# guest may take (default 1500, plus SWROCE_FUZZ_SECONDS). SWROCE_FUZZ_*
-# and SWROCE_LIFECYCLE_ITERS are passed on to the guest: e.g. a long run
+# guest steps (see selftests/run-guest.sh). CHECK_KERNELS=debug (make
+# check-debug) runs the same plan on the KASAN/lockdep/kmemleak kernel of
+# tools/debug-kernel/build.sh, building it first if it is not cached, with
+# a kmemleak scan after every step; CHECK_TIMEOUT the seconds one guest may
+# take (default 1500, 4x that on the debug kernel, plus
+# SWROCE_FUZZ_SECONDS). SWROCE_FUZZ_* and SWROCE_LIFECYCLE_ITERS are passed
+# on to the guest: e.g. a long run
 #   CHECK_STEPS="uverbs-fuzz lifecycle" SWROCE_FUZZ_SECONDS=600 \
 #   SWROCE_LIFECYCLE_ITERS=100 CHECK_TIMEOUT=14400 make check
 
@@ -29,7 +33,22 @@ tools/deps.sh || { say "make deps failed"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p "$results"
 rm -f "$results"/*.tap
-if ! make -s provider selftests kmod-all >"$results/build.log" 2>&1; then
+kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
+# The debug kernel is built (once per machine) before anything else.
+debug_ver=
+if [[ " $kernels " == *" debug "* ]]; then
+	say "debug kernel"
+	if tools/debug-kernel/build.sh >/dev/null; then
+		debug_ver=$(tools/kernels.sh resolve debug)
+	else
+		echo "not ok 1 - debug kernel built (make debug-kernel)" >"$results/debug-kernel.tap"
+	fi
+fi
+build() {
+	make -s provider selftests kmod-all || return 1
+	[ -z "$debug_ver" ] || tools/build-kmod.sh build/kmod "$debug_ver"
+}
+if ! build >"$results/build.log" 2>&1; then
 	cat "$results/build.log"
 	echo "not ok 1 - build" >"$results/build.tap"
 else
@@ -41,12 +60,13 @@ cat "$results/build.tap"
 say "lint"
 tools/lint.sh | tee "$results/lint.tap"
 
-kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
 for s in $kernels; do
 	kver=$(tools/kernels.sh installed "$s") || {
 		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
+	tmo=1500
+	[ "$s" != debug ] || tmo=6000
 	say "guest $kver"
 	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
 	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
@@ -55,7 +75,7 @@ for s in $kernels; do
 	done
 	# shellcheck disable=SC2086 # CHECK_STEPS is a list of words
 	tools/vm/vm.sh -k "$kver" \
-		-t $((${CHECK_TIMEOUT:-1500} + ${SWROCE_FUZZ_SECONDS:-0})) \
+		-t $((${CHECK_TIMEOUT:-$tmo} + ${SWROCE_FUZZ_SECONDS:-0})) \
 		-l "$results/$kver/console.log" "${envs[@]}" \
 		-- selftests/run-guest.sh ${CHECK_STEPS:-}
 	rc=$?

@@ -14,8 +14,15 @@
 #                                      has both /boot/vmlinuz and headers
 #   tools/kernels.sh resolve NAME      NAME is a series or a full version;
 #                                      prints the installed full version
+#   tools/kernels.sh root VERSION      the directory holding VERSION's
+#                                      boot/ and lib/modules/: / for Debian's
+#
+# "debug" is one more name for installed/resolve, not a pinned series: the
+# KASAN/lockdep kernel built from Debian's 6.12 source by
+# tools/debug-kernel/build.sh (make debug-kernel) into a cache of its own.
 
 set -eu
+debug_kernel=$(dirname "$0")/debug-kernel/build.sh
 
 KERNEL_SERIES="6.1 6.12"
 
@@ -69,15 +76,30 @@ series)
 apt)
 	apt_newest "$2" ;;
 installed)
-	installed_newest "$2" ;;
+	case "$2" in
+	debug) bash "$debug_kernel" --release ;;
+	*) installed_newest "$2" ;;
+	esac ;;
 resolve)
 	case "$2" in
+	debug) bash "$debug_kernel" --release ;;
+	*-swroce-debug)
+		[ "$2" = "$(bash "$debug_kernel" --release)" ] || {
+			echo "kernels.sh: the cached debug kernel is not $2" >&2; exit 1; }
+		echo "$2" ;;
 	*-amd64) [ -e "/boot/vmlinuz-$2" ] || {
 			echo "kernels.sh: /boot/vmlinuz-$2 not found" >&2; exit 1; }
 		 echo "$2" ;;
 	*) installed_newest "$2" ;;
 	esac ;;
+root)
+	case "$2" in
+	*-swroce-debug)
+		d=$(bash "$debug_kernel" --dir)
+		echo "$d/root" ;;
+	*) echo / ;;
+	esac ;;
 *)
-	sed -n '4,17p' "$0" >&2
+	sed -n '4,23p' "$0" >&2
 	exit 2 ;;
 esac

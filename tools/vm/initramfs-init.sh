@@ -10,7 +10,9 @@
 #   host work tree 9p tag "work", read-write     -> same path in the guest
 # The kernel passes unknown "name=value" boot parameters to us as
 # environment variables: vm_work (work tree path), vm_run (per-run
-# directory inside the work tree), vm_probe (KVM probe boot: stop at once).
+# directory inside the work tree), vm_probe (KVM probe boot: stop at once),
+# vm_modroot (a kernel not installed on the host, such as the debug kernel:
+# the directory whose lib/modules/<release> to show at /lib/modules).
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -52,6 +54,13 @@ mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
 
 [ -n "${vm_work:-}" ] || fail "no vm_work= on the kernel command line"
 mount -t 9p -o "$p9" work "/newroot$vm_work" || fail "mount work tree"
+
+if [ -n "${vm_modroot:-}" ]; then
+	m=/lib/modules/$(uname -r)
+	mkdir -p "/newroot$m"
+	mount --bind "/newroot$vm_modroot$m" "/newroot$m" ||
+		fail "bind-mount $vm_modroot$m"
+fi
 
 # Set up the API file systems and the rest of the basic environment here,
 # with busybox from RAM: under TCG every exec of a host binary over 9p

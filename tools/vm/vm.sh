@@ -9,7 +9,8 @@
 # usage: tools/vm/vm.sh [-k KERNEL] [-t SECONDS] [-l CONSOLE_LOG]
 #                       [-m MODULE_KO | -M] [-r MEM] [-i] [-e VAR=VAL]...
 #                       [-- CMD [ARGS...]]
-#   -k KERNEL   series (6.1, 6.12) or full version; default: first series
+#   -k KERNEL   series (6.1, 6.12), full version, or "debug" (the KASAN/
+#               lockdep kernel of make debug-kernel); default: first series
 #   -t SECONDS  hard timeout, qemu is killed (default 600; none with -i)
 #   -l LOG      console log (default build/vm/<ver>/console.log, or
 #               console.<pid>.log while another run holds that)
@@ -62,6 +63,8 @@ esac
 
 [ -n "$kernel" ] || kernel=$("${KERNELS[@]}" series | awk '{print $1}')
 ver=$("${KERNELS[@]}" resolve "$kernel") || exit 1
+# where boot/ and lib/modules/ of $ver are: / for Debian's kernels
+kroot=$("${KERNELS[@]}" root "$ver") || exit 1
 say "kernel $ver"
 
 # The kernel command line carries paths as name=value words.
@@ -92,22 +95,23 @@ fi
 # ---------------------------------------------------------------- initramfs
 # Modules needed to reach the 9p root, in load order.  modprobe prints
 # "insmod PATH" lines (deps first) or "builtin NAME"; duplicates are removed
-# keeping the first, which preserves dependency order.
+# keeping the first, which preserves dependency order.  None for a kernel
+# that has them all built in (the debug kernel).
 initramfs_modules() {
 	local m
 	for m in virtio_pci 9pnet_virtio 9p overlay; do
-		modprobe -S "$ver" --show-depends "$m"
+		modprobe -d "$kroot" -S "$ver" --show-depends "$m" || return 1
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
+	return "${PIPESTATUS[0]}"
 }
 
 build_initramfs() {
 	local out="$vmdir/initramfs.cpio" stamp mods ko base stage
 	mods=$(initramfs_modules) || die "modprobe -S $ver --show-depends failed"
-	[ -n "$mods" ] || die "no 9p modules found for $ver"
 	# Rebuild when this script, the initramfs /init or the module files change.
 	# shellcheck disable=SC2086 # $mods is a newline-separated path list
 	stamp=$( { sha256sum "$0" "$TOP/tools/vm/initramfs-init.sh" /usr/bin/busybox
-		   stat -c '%n %s %Y' $mods; } | sha256sum | cut -c1-16)
+		   [ -z "$mods" ] || stat -c '%n %s %Y' $mods; } | sha256sum | cut -c1-16)
 	if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
 		echo "$out"; return
 	fi
@@ -119,6 +123,7 @@ build_initramfs() {
 	install -m 0755 "$TOP/tools/vm/initramfs-init.sh" "$stage/init"
 	# Without root the node is missing; /init copes by mounting devtmpfs.
 	mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+	: > "$stage/lib/modules/modules.list"
 	for ko in $mods; do
 		base=$(basename "$ko")
 		case "$ko" in
@@ -141,12 +146,12 @@ build_initramfs() {
 # xz).  The kernels have CONFIG_PVH, so qemu can boot the ELF vmlinux
 # directly: unpack it once per kernel.  Any trouble: use vmlinuz as is.
 kernel_image() {
-	local z="/boot/vmlinuz-$ver" out="$vmdir/vmlinux" magic tool off stamp
+	local z="$kroot/boot/vmlinuz-$ver" out="$vmdir/vmlinux" magic tool off stamp
 	stamp=$(stat -c '%s %Y' "$z")
 	if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then
 		echo "$out"; return
 	fi
-	grep -qx 'CONFIG_PVH=y' "/boot/config-$ver" 2>/dev/null || { echo "$z"; return; }
+	grep -qx 'CONFIG_PVH=y' "$kroot/boot/config-$ver" 2>/dev/null || { echo "$z"; return; }
 	for magic in $'\xfd7zXZ\x00':xz $'\x28\xb5\x2f\xfd':zstd $'\x1f\x8b\x08':gzip; do
 		tool=${magic##*:}
 		command -v "$tool" >/dev/null || continue
@@ -246,6 +251,8 @@ fi
 # quiet: fewer console bytes under TCG; guest-init raises the console level
 # for the command, and dumps the whole dmesg at the end anyway.
 append="console=ttyS0 panic=-1 quiet loglevel=4 vm_work=$TOP vm_run=$run ${VM_APPEND:-}"
+# a kernel from outside /boot: the guest bind-mounts its modules from there
+[ "$kroot" = / ] || append+=" vm_modroot=$kroot"
 if [ "$interactive" = 1 ]; then
 	# console (with monitor, Ctrl-A x / Ctrl-A c) on the terminal, logged
 	io=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$console"
