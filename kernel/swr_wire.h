@@ -16,11 +16,9 @@
 #define SWR_RNR_INFINITE	7
 
 /*
- * PSNs a requester keeps outstanding at most, and the most one READ may
- * take: half of the 2^23 that 24-bit serial arithmetic can order, so that
- * the responder tells a duplicate behind its expected PSN from a packet
- * ahead of it for every PSN in flight. Without it a 2 GiB message at MTU
- * 256 (2^23 packets) made PSN comparisons wrap.
+ * The most PSNs one READ may take: half of the 2^23 that 24-bit serial
+ * arithmetic can order, so that the responder tells a duplicate of it
+ * from a packet ahead of it. (A 2 GiB READ at MTU 256 took 2^23.)
  */
 #define SWR_WIRE_PSN_SPAN	BIT(22)
 
