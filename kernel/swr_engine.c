@@ -913,17 +913,6 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 
 /* RC and UC ------------------------------------------------------------------ */
 
-/*
- * The responder's answer to one request, as the requester sees it: an
- * ACK, an RNR NAK, a NAK with a completion status, or (UC) nothing.
- */
-struct swr_answer {
-	enum ib_wc_status status;	/* the requester's completion */
-	bool rnr;
-	u8 rnr_timer;			/* with rnr: min_rnr_timer */
-	u64 read_orig;			/* atomics: the original value */
-};
-
 static int swr_op_access(u8 opcode)
 {
 	switch (opcode) {
@@ -955,26 +944,6 @@ static void swr_resp_fail(struct swr_qp *dst, struct swr_answer *a,
 	a->status = status;
 	swr_qp_set_error(dst, false);
 }
-
-/* The data a request moves once the responder has dropped resp_lock. */
-enum swr_xfer {
-	SWR_XFER_NONE,
-	SWR_XFER_IN,		/* SEND, WRITE: into req.rseg */
-	SWR_XFER_OUT,		/* READ: from req.rseg into req.lseg */
-};
-
-/* One request at the responder, between its three steps. */
-struct swr_resp_op {
-	enum swr_xfer xfer;
-	u32 nr;			/* req.rseg entries referenced */
-	u32 gen;		/* dst->resp_gen when the request was taken */
-	bool has_recv;		/* a receive WQE was consumed (req.rwqe) */
-	bool inval_ok;
-	enum ib_wc_status rstatus;	/* the receive completion's */
-	/* What a failed copy makes of rstatus and of the answer. */
-	enum ib_wc_status copy_rstatus;
-	enum ib_wc_status copy_status;
-};
 
 /*
  * The responder for RC/UC, step 1 of 3 (dst->resp_lock held): check @w,
