@@ -87,6 +87,16 @@
  * takes over. Work left over always wakes it, so nothing waits
  * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
  * poller polls, the flags stay clear, and posting makes no system call.
+ *
+ * Bulk data is the other case of a poller that is not prompt: a pass that
+ * leaves a large WQE unfinished (req.xfer) spends SWR_TURN_BYTES on it in
+ * every pass that follows, and every other QP's WQE waits for that turn,
+ * and for the poller's share of a CPU. So while its passes move bulk data
+ * the poller sets the flags but not need_wakeup: posts ring, and the
+ * doorbell runs the poster's own turn at once, in its context, and wakes
+ * nobody (the poller is awake). The flags clear after the first pass that
+ * leaves no large WQE unfinished. Flags set while the poller is awake only
+ * ever cost system calls: the protocol above relies on need_wakeup.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
@@ -121,13 +131,14 @@ static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
 			   sleeping ? SWROCE_SQ_NEED_WAKEUP : 0);
 }
 
-static void swr_poll_flag_all(struct swr_poller *p, bool sleeping)
+static void swr_poll_flag_all(struct swr_poller *p, bool on)
 {
 	struct swr_qp *qp;
 
 	spin_lock_bh(&p->lock);
+	p->flags_on = on;
 	list_for_each_entry(qp, &p->qps, poll_node)
-		swr_poll_flag_qp(qp, sleeping);
+		swr_poll_flag_qp(qp, on);
 	spin_unlock_bh(&p->lock);
 }
 
@@ -143,13 +154,15 @@ static struct swr_qp *swr_poll_next_of(struct swr_poller *p,
  * One pass over the QPs. The lock is dropped around each QP's turn: cur
  * names the QP being worked on (swr_poll_del_qp() waits for it) and next
  * the one after it (swr_poll_del_qp() moves it on when it removes it).
- * Return: the work done (swr_req_process()), a QP skipped counting as one.
+ * Return: the work done (swr_req_process()), a QP skipped counting as one;
+ * *@bulk: a large WQE was left unfinished, to go on in the next pass.
  */
-static int swr_poll_pass(struct swr_poller *p)
+static int swr_poll_pass(struct swr_poller *p, bool *bulk)
 {
 	struct swr_qp *qp;
 	int done = 0, n;
 
+	*bulk = false;
 	WRITE_ONCE(p->next_deadline, 0);
 	spin_lock_bh(&p->lock);
 	qp = list_first_entry_or_null(&p->qps, struct swr_qp, poll_node);
@@ -163,6 +176,9 @@ static int swr_poll_pass(struct swr_poller *p)
 		if (n < 0 || !swr_qp_check_drained(qp, true))
 			n = 1;
 		done += n;
+		/* A hint for the latency policy; the poller's own turn. */
+		if (READ_ONCE(qp->req.xfer.dst))
+			*bulk = true;
 		cond_resched();
 
 		spin_lock_bh(&p->lock);
@@ -255,12 +271,18 @@ static void swr_poll_back_off(struct swr_poller *p, u64 now)
 static int swr_poll_thread(void *arg)
 {
 	struct swr_poller *p = arg;
+	int n;
 	u64 idle_since = ktime_get_ns();
 	u64 contended_since = 0;
+	bool bulk;
 	u64 now;
 
 	while (!kthread_should_stop()) {
-		if (swr_poll_pass(p)) {
+		n = swr_poll_pass(p, &bulk);
+		/* Flags on while moving bulk data (the latency policy). */
+		if (bulk != p->flags_on)
+			swr_poll_flag_all(p, bulk);
+		if (n) {
 			idle_since = ktime_get_ns();
 			contended_since = 0;
 			continue;
@@ -291,7 +313,7 @@ sleep:
 			swr_poll_sleep(p);
 			if (kthread_should_stop())
 				break;
-			swr_poll_pass(p);
+			swr_poll_pass(p, &bulk);
 			if (single_task_running())
 				break;
 			swr_poll_back_off(p, ktime_get_ns());
@@ -348,7 +370,7 @@ void swr_poll_add_qp(struct swr_qp *qp)
 	spin_lock_bh(&p->lock);
 	list_add_tail(&qp->poll_node, &p->qps);
 	/* See "A QP created while the poller sleeps" above. */
-	swr_poll_flag_qp(qp, READ_ONCE(p->need_wakeup));
+	swr_poll_flag_qp(qp, p->flags_on);
 	spin_unlock_bh(&p->lock);
 }
 

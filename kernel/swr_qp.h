@@ -527,6 +527,8 @@ struct swr_poller {
 	u32 idle_us;
 	/* Set while the poller sleeps or is about to. */
 	bool need_wakeup;
+	/* SWROCE_SQ_NEED_WAKEUP is on in the rings (lock; the poller's). */
+	bool flags_on;
 	/* Until then (ktime ns) doorbells need not wake it (swr_poll.c). */
 	u64 backoff_until;
 	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
