@@ -6,6 +6,7 @@
 #   make deps       install what a fresh Debian 12 needs (apt-get, idempotent)
 #   make check      deps, build, lint, then selftests + rdma-core suite in a
 #                   QEMU guest on every pinned kernel; ends "N passed, N failed"
+#   make check-loaded  the same with two CPU hogs on the host (CHECK_HOGS=2)
 #   make run        the demo in a guest
 #   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
 #   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
@@ -43,12 +44,12 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check run vm clean help bench bench-progs
+	check check-loaded run vm clean help bench bench-progs
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,20p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -109,6 +110,9 @@ lint:
 
 check:
 	tools/check.sh
+
+check-loaded:
+	CHECK_HOGS=$${CHECK_HOGS:-2} tools/check.sh
 
 run:
 	tools/run-demo.sh
