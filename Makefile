@@ -6,6 +6,7 @@
 #   make deps       install what a fresh Debian 12 needs (apt-get, idempotent)
 #   make check      deps, build, lint, then selftests + rdma-core suite in a
 #                   QEMU guest on every pinned kernel; ends "N passed, N failed"
+#   make check-loaded  the same with two CPU hogs on the host (CHECK_HOGS=2)
 #   make run        the demo in a guest
 #   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
 #   make lint       checkpatch --strict, sparse, W=1 (kernel) and -Werror (user)
@@ -48,12 +49,12 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-debug debug-kernel run vm clean help bench bench-progs
+	check check-debug check-loaded debug-kernel run vm clean help bench bench-progs
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,24p' Makefile
+	@sed -n '3,25p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -117,6 +118,9 @@ check:
 
 check-debug:
 	CHECK_KERNELS=debug tools/check.sh
+
+check-loaded:
+	CHECK_HOGS=$${CHECK_HOGS:-2} tools/check.sh
 
 debug-kernel:
 	tools/debug-kernel/build.sh

@@ -23,10 +23,10 @@
  * used. Errors caused by a WQE are reported in its completion and counted,
  * never logged beyond ibdev_dbg().
  *
- * Large messages are copied page by page (swr_mr_walk()), in chunks of
- * SWR_COPY_CHUNK with cond_resched() between them, with the requester's
- * sq_lock (a mutex) held but not the destination's resp_lock: see "Large
- * messages" in swr_qp.h for why that is safe.
+ * Large messages are copied page by page (swr_mr_walk()), at most
+ * SWR_TURN_BYTES per turn of the requester, with its sq_lock (a mutex)
+ * held but not the destination's resp_lock; the rest waits in req.xfer for
+ * the next turn: see "Large messages" in swr_qp.h for why that is safe.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -76,11 +76,13 @@ struct swr_resp_view {
 
 /*
  * The outcome of one WQE as the requester sees it. SWR_WAIT keeps the
- * WQE for a retry at req.wait_until.
+ * WQE for a retry at req.wait_until; SWR_MORE keeps it with data left to
+ * move in a later turn (req.xfer).
  */
 enum swr_verdict {
 	SWR_DONE,
 	SWR_WAIT,
+	SWR_MORE,
 };
 
 /* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
@@ -414,22 +416,36 @@ static int swr_copy_chunk_to(void *kaddr, size_t len, void *ctx)
 	return err;
 }
 
+/* Where byte @off of the segments @seg (@n of them) is: *@i, *@o. */
+static void swr_segs_seek(const struct swr_seg *seg, u32 n, u64 off, u32 *i,
+			  u64 *o)
+{
+	for (*i = 0; *i < n && off >= seg[*i].len; (*i)++)
+		off -= seg[*i].len;
+	*o = off;
+}
+
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
- * the kernel buffer @kbuf when @src is NULL. The segments hold at least
- * @len bytes and are ranges their MRs were checked for. The copy goes in
- * chunks of at most SWR_COPY_CHUNK bytes; with @resched (no spinlock held)
- * the CPU is offered to others between them, so that a message of up to
- * 2 GiB does not hold it for seconds.
+ * the kernel buffer @kbuf when @src is NULL, starting at byte @off of
+ * both. The segments hold at least @off + @len bytes and are ranges their
+ * MRs were checked for. The copy goes in chunks of at most SWR_COPY_CHUNK
+ * bytes; with @resched (no spinlock held) the CPU is offered to others
+ * between them.
  */
-int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-	     u32 ns, const u8 *kbuf, u64 len, bool resched)
+static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+		       u32 ns, const u8 *kbuf, u64 off, u64 len, bool resched)
 {
-	u64 doff = 0, soff = 0, n;
-	u32 di = 0, si = 0;
+	u64 doff, soff = 0, n;
+	u32 di, si = 0;
 	struct swr_copy_to to;
 	int err;
 
+	swr_segs_seek(dst, nd, off, &di, &doff);
+	if (src)
+		swr_segs_seek(src, ns, off, &si, &soff);
+	else
+		kbuf += off;
 	while (len) {
 		if (di == nd || (src && si == ns))
 			return -ERANGE;
@@ -465,6 +481,13 @@ int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		}
 	}
 	return 0;
+}
+
+/* swr_copy_at() from the segments' first byte. */
+int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
+	     u32 ns, const u8 *kbuf, u64 len, bool resched)
+{
+	return swr_copy_at(dst, nd, src, ns, kbuf, 0, len, resched);
 }
 
 /* The SQ: fetching and flushing -------------------------------------------- */
@@ -959,17 +982,6 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 
 /* RC and UC ------------------------------------------------------------------ */
 
-/*
- * The responder's answer to one request, as the requester sees it: an
- * ACK, an RNR NAK, a NAK with a completion status, or (UC) nothing.
- */
-struct swr_answer {
-	enum ib_wc_status status;	/* the requester's completion */
-	bool rnr;
-	u8 rnr_timer;			/* with rnr: min_rnr_timer */
-	u64 read_orig;			/* atomics: the original value */
-};
-
 static int swr_op_access(u8 opcode)
 {
 	switch (opcode) {
@@ -1001,26 +1013,6 @@ static void swr_resp_fail(struct swr_qp *dst, struct swr_answer *a,
 	a->status = status;
 	swr_qp_set_error(dst, false);
 }
-
-/* The data a request moves once the responder has dropped resp_lock. */
-enum swr_xfer {
-	SWR_XFER_NONE,
-	SWR_XFER_IN,		/* SEND, WRITE: into req.rseg */
-	SWR_XFER_OUT,		/* READ: from req.rseg into req.lseg */
-};
-
-/* One request at the responder, between its three steps. */
-struct swr_resp_op {
-	enum swr_xfer xfer;
-	u32 nr;			/* req.rseg entries referenced */
-	u32 gen;		/* dst->resp_gen when the request was taken */
-	bool has_recv;		/* a receive WQE was consumed (req.rwqe) */
-	bool inval_ok;
-	enum ib_wc_status rstatus;	/* the receive completion's */
-	/* What a failed copy makes of rstatus and of the answer. */
-	enum ib_wc_status copy_rstatus;
-	enum ib_wc_status copy_status;
-};
 
 /*
  * The responder for RC/UC, step 1 of 3 (dst->resp_lock held): check @w,
@@ -1186,33 +1178,33 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 }
 
 /*
- * Step 2 (no spinlock held, may sleep): move the data of @w between the
- * requester's local segments (@nl of them, or the inline data) and
- * req.rseg, then drop the references on req.rseg.
+ * Step 2 (no spinlock held, may sleep), in pieces: move bytes [@off,
+ * @off + @len) of the data of @w between the requester's local segments
+ * (@nl of them, or the inline data) and req.rseg. A failed copy sets the
+ * completions' statuses. Return: 0 or the copy's error.
  */
-static void swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
-			     u64 len, u32 nl, struct swr_answer *a,
-			     struct swr_resp_op *op)
+static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
+			    u64 off, u64 len, u32 nl, struct swr_answer *a,
+			    struct swr_resp_op *op)
 {
 	struct swr_seg *rseg = qp->req.rseg;
 	int err = 0;
 
 	if (op->xfer == SWR_XFER_IN && (w->hdr.flags & SWROCE_WQE_INLINE))
-		err = swr_copy(rseg, op->nr, NULL, 0, w->inline_data, len,
-			       true);
+		err = swr_copy_at(rseg, op->nr, NULL, 0, w->inline_data, off,
+				  len, true);
 	else if (op->xfer == SWR_XFER_IN)
-		err = swr_copy(rseg, op->nr, qp->req.lseg, nl, NULL, len,
-			       true);
+		err = swr_copy_at(rseg, op->nr, qp->req.lseg, nl, NULL, off,
+				  len, true);
 	else if (op->xfer == SWR_XFER_OUT)
 		/* The requester's SGEs are the destination here. */
-		err = swr_copy(qp->req.lseg, nl, rseg, op->nr, NULL, len,
-			       true);
-	swr_segs_put(rseg, op->nr);
-	op->nr = 0;
+		err = swr_copy_at(qp->req.lseg, nl, rseg, op->nr, NULL, off,
+				  len, true);
 	if (err) {
 		op->rstatus = op->copy_rstatus;
 		a->status = op->copy_status;
 	}
+	return err;
 }
 
 /*
@@ -1278,6 +1270,82 @@ static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
 		cqe.ex_data = w->hdr.ex;
 	}
 	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+}
+
+/* Large messages in turns ------------------------------------------------ */
+
+/* The requester's side of a finished RC/UC WQE: SGEs, PSN, completion. */
+static void swr_rc_uc_done(struct swr_qp *qp, u32 nl, u32 npkts,
+			   enum ib_wc_status status, u64 len)
+{
+	swr_segs_put(qp->req.lseg, nl);
+	qp->req.psn = (qp->req.psn + npkts) & SWR_PSN_MASK;
+	swr_req_complete(qp, &qp->req.wqe, status, status ? 0 : (u32)len);
+}
+
+/*
+ * Step 2 of req.xfer for at most the turn's bytes; once all the data has
+ * moved (or a copy failed), step 3 and the requester's completion.
+ * Return: SWR_DONE, or SWR_MORE when data is left for a later turn.
+ */
+static enum swr_verdict swr_xfer_run(struct swr_qp *qp)
+{
+	struct swr_req_xfer *x = &qp->req.xfer;
+	struct swr_qp *dst = x->dst;
+	u64 n = min_t(u64, x->len - x->done, qp->req.turn_bytes);
+
+	qp->req.turn_bytes -= n;
+	if (swr_respond_copy(qp, &qp->req.wqe, x->done, n, x->nl, &x->a,
+			     &x->op))
+		x->done = x->len;	/* nothing more is copied */
+	else
+		x->done += n;
+	if (x->done < x->len)
+		return SWR_MORE;
+
+	swr_segs_put(qp->req.rseg, x->op.nr);
+	x->op.nr = 0;
+	x->dst = NULL;
+	spin_lock_bh(&dst->resp_lock);
+	swr_respond_finish(qp, dst, &qp->req.wqe, x->len, &x->a, &x->op);
+	spin_unlock_bh(&dst->resp_lock);
+	swr_qp_put(dst);
+	swr_rc_uc_done(qp, x->nl, x->npkts, x->a.status, x->len);
+	return SWR_DONE;
+}
+
+/*
+ * Step 1 left data to move for @dst (referenced): keep what steps 2 and 3
+ * need in req.xfer and make the first turn's part of step 2.
+ */
+static enum swr_verdict swr_xfer_start(struct swr_qp *qp, struct swr_qp *dst,
+				       u64 len, u32 nl, u32 npkts,
+				       const struct swr_answer *a,
+				       const struct swr_resp_op *op)
+{
+	struct swr_req_xfer *x = &qp->req.xfer;
+
+	x->dst = dst;
+	x->a = *a;
+	x->op = *op;
+	x->nl = nl;
+	x->npkts = npkts;
+	x->len = len;
+	x->done = 0;
+	return swr_xfer_run(qp);
+}
+
+void swr_req_finish_xfer(struct swr_qp *qp)
+{
+	while (qp->req.xfer.dst) {
+		qp->req.turn_bytes = SWR_TURN_BYTES;
+		if (swr_xfer_run(qp) == SWR_DONE)
+			qp->req.wqe_valid = false;
+		/* Hold the QP for one turn at a time, as everyone does. */
+		mutex_unlock(&qp->sq_lock);
+		cond_resched();
+		mutex_lock(&qp->sq_lock);
+	}
 }
 
 /* Local operations: LOCAL_INV, BIND_MW and (kernel QPs) REG_MR. */
@@ -1502,10 +1570,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	}
 	swr_respond_start(qp, dst, w, len, npkts, &a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
-		/* The bulk copy runs without the lock ("Large messages"). */
+		/* Data moves unlocked, in turns ("Large messages"). */
 		spin_unlock_bh(&dst->resp_lock);
-		swr_respond_copy(qp, w, len, nl, &a, &rop);
-		spin_lock_bh(&dst->resp_lock);
+		return swr_xfer_start(qp, dst, len, nl, npkts, &a, &rop);
 	}
 	swr_respond_finish(qp, dst, w, len, &a, &rop);
 	spin_unlock_bh(&dst->resp_lock);
@@ -1531,9 +1598,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 				&a.read_orig, sizeof(u64), SWR_COPY_TO_MR))
 			a.status = IB_WC_LOC_PROT_ERR;
 	}
-	swr_segs_put(qp->req.lseg, nl);
-	qp->req.psn = (qp->req.psn + npkts) & SWR_PSN_MASK;
-	swr_req_complete(qp, w, a.status, a.status ? 0 : (u32)len);
+	swr_rc_uc_done(qp, nl, npkts, a.status, len);
 	return SWR_DONE;
 
 no_answer:
@@ -1555,58 +1620,72 @@ no_answer:
 
 /* The requester ----------------------------------------------------------- */
 
-int swr_req_process(struct swr_qp *qp, int budget)
+/*
+ * One WQE's worth of the requester (sq_lock held): the transfer in
+ * progress, or the held WQE once its wait is over, or the next one from
+ * the SQ; a QP in error is flushed instead (*@flushed: how many).
+ * Return: the verdict; SWR_WAIT also when there is nothing to do now.
+ */
+static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 {
 	struct swr_req_view v;
-	enum swr_verdict verdict;
-	int done = 0, err;
+	int err;
+
+	/* A WQE whose data moves completes, whatever the state since. */
+	if (qp->req.xfer.dst)
+		return swr_xfer_run(qp);
+
+	swr_req_view(qp, &v);
+	if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
+		*flushed = swr_flush(qp);
+		return SWR_WAIT;
+	}
+	if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
+		return SWR_WAIT;
+
+	if (qp->req.wqe_valid) {
+		if (qp->req.wait_until && ktime_get_ns() < qp->req.wait_until) {
+			swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+			return SWR_WAIT;
+		}
+		qp->req.wait_until = 0;
+	} else {
+		/* SQD starts nothing new (swr_qp_check_drained()). */
+		if (v.state == IB_QPS_SQD)
+			return SWR_WAIT;
+		err = swr_sq_fetch(qp, &v);
+		if (err == -ENOENT)
+			return SWR_WAIT;
+		/* Bad: completed in error, and the QP is in error (flush). */
+		if (err)
+			return SWR_DONE;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		return swr_exec_ud(qp, &v);
+	return swr_exec_rc_uc(qp, &v);
+}
+
+int swr_req_process(struct swr_qp *qp, int budget)
+{
+	enum swr_verdict verdict = SWR_DONE;
+	int done = 0, flushed = 0;
 
 	/* The poller calls on every pass: be cheap when there is nothing. */
 	if (!swr_req_has_work(qp, ktime_get_ns()))
 		return 0;
 
-	mutex_lock(&qp->sq_lock);
+	/* Never wait for another context's turn (swr_poll.c). */
+	if (!mutex_trylock(&qp->sq_lock))
+		return -EBUSY;
+	qp->req.turn_bytes = SWR_TURN_BYTES;
 	/* Responses, timers and packets of the wire's window. */
 	swr_wire_poll(qp);
 	/* The responder's READ responses the receive path left to us. */
 	swr_wire_resp_tx(qp);
-	while (done < budget) {
-		swr_req_view(qp, &v);
-		if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
-			done += swr_flush(qp);
-			break;
-		}
-		if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
-			break;
-
-		if (qp->req.wqe_valid) {
-			if (qp->req.wait_until &&
-			    ktime_get_ns() < qp->req.wait_until) {
-				swr_poll_deadline(swr_qp_dev(qp),
-						  qp->req.wait_until);
-				break;
-			}
-			qp->req.wait_until = 0;
-		} else {
-			/* SQD starts nothing new (swr_qp_check_drained()). */
-			if (v.state == IB_QPS_SQD)
-				break;
-			err = swr_sq_fetch(qp, &v);
-			if (err == -ENOENT)
-				break;
-			if (err) {
-				/* The QP is in error now: flush next. */
-				done++;
-				continue;
-			}
-		}
-
-		if (qp->ibqp.qp_type == IB_QPT_UD ||
-		    qp->ibqp.qp_type == IB_QPT_GSI)
-			verdict = swr_exec_ud(qp, &v);
-		else
-			verdict = swr_exec_rc_uc(qp, &v);
-		if (verdict == SWR_WAIT)
+	while (done < budget && qp->req.turn_bytes) {
+		verdict = swr_req_step(qp, &flushed);
+		if (verdict != SWR_DONE)
 			break;
 		qp->req.wqe_valid = false;
 		done++;
@@ -1614,10 +1693,12 @@ int swr_req_process(struct swr_qp *qp, int budget)
 		/* Let others run, and modify_qp in, between WQEs. */
 		mutex_unlock(&qp->sq_lock);
 		cond_resched();
-		mutex_lock(&qp->sq_lock);
+		if (!mutex_trylock(&qp->sq_lock))
+			return done;
 	}
 	mutex_unlock(&qp->sq_lock);
-	return done;
+	/* Data moved for a WQE not complete yet is work done too. */
+	return done + flushed + (verdict == SWR_MORE);
 }
 
 bool swr_req_has_work(struct swr_qp *qp, u64 now)

@@ -30,6 +30,38 @@
  * list: flags and the list change under the poller's lock, and
  * need_wakeup is set before the poller takes it to set the flags.
  *
+ * Turns, and QPs busy elsewhere
+ * -----------------------------
+ * A QP's requester runs in turns (swr_req_process()) under its sq_lock, a
+ * mutex, in the poller and in doorbell callers. A turn executes at most
+ * SWR_POLL_BUDGET WQEs and moves at most SWR_TURN_BYTES of data; a larger
+ * message keeps its progress in req.xfer and goes on in the next turn, in
+ * whichever context takes the QP next ("Large messages" in swr_qp.h). So a
+ * 2 GiB RDMA WRITE is 32768 turns, and every other QP has its turn in
+ * between. No context ever waits for another's turn: swr_req_process()
+ * only trylocks (-EBUSY), so that a doorbell caller working on its own QP
+ * cannot hold up the poller and every other QP (kernel QPs included).
+ * Skipping a busy QP must not lose its work. The poller
+ *   5. counts a QP it finds busy as work done: it stays awake and tries
+ *      the QP again on its next pass, and it can only go to sleep through
+ *      steps 1-4, whose step 3 rereads every QP.
+ * A doorbell caller
+ *   d. takes a turn of its QP if it gets sq_lock (steps a-b, the user's
+ *      store of prod and fence, came before);
+ *   e. issues a full barrier, after its turn or its failed trylock;
+ *   f. reads need_wakeup and, if it is set, wakes the poller when the QP
+ *      was busy or its turn left work (and when the back-off is over, see
+ *      the latency policy).
+ * d-e-f is a producer's a-b-c, so the argument above holds: whatever
+ * work is left - WQEs in the ring the caller could not take, or what its
+ * own turn left in req (wqe_valid, xfer: stored before its unlock, which
+ * step e orders before the read of f) - either step 3 sees it through
+ * swr_req_has_work(), or f sees need_wakeup and wakes the poller, which
+ * then takes the QP or skips it and comes back (5). A poller that is
+ * awake (f sees need_wakeup clear) polls the QP again on its next pass.
+ * The turn's owner that made the trylock fail needs no part in this: it
+ * may be the poller, another doorbell caller, or modify_qp.
+ *
  * The engine's timers (RNR and retransmission waits) are deadlines the
  * poller sleeps until (swr_poll_deadline()).
  *
@@ -55,6 +87,16 @@
  * takes over. Work left over always wakes it, so nothing waits
  * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
  * poller polls, the flags stay clear, and posting makes no system call.
+ *
+ * Bulk data is the other case of a poller that is not prompt: a pass that
+ * leaves a large WQE unfinished (req.xfer) spends SWR_TURN_BYTES on it in
+ * every pass that follows, and every other QP's WQE waits for that turn,
+ * and for the poller's share of a CPU. So while its passes move bulk data
+ * the poller sets the flags but not need_wakeup: posts ring, and the
+ * doorbell runs the poster's own turn at once, in its context, and wakes
+ * nobody (the poller is awake). The flags clear after the first pass that
+ * leaves no large WQE unfinished. Flags set while the poller is awake only
+ * ever cost system calls: the protocol above relies on need_wakeup.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
@@ -89,13 +131,14 @@ static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
 			   sleeping ? SWROCE_SQ_NEED_WAKEUP : 0);
 }
 
-static void swr_poll_flag_all(struct swr_poller *p, bool sleeping)
+static void swr_poll_flag_all(struct swr_poller *p, bool on)
 {
 	struct swr_qp *qp;
 
 	spin_lock_bh(&p->lock);
+	p->flags_on = on;
 	list_for_each_entry(qp, &p->qps, poll_node)
-		swr_poll_flag_qp(qp, sleeping);
+		swr_poll_flag_qp(qp, on);
 	spin_unlock_bh(&p->lock);
 }
 
@@ -111,13 +154,15 @@ static struct swr_qp *swr_poll_next_of(struct swr_poller *p,
  * One pass over the QPs. The lock is dropped around each QP's turn: cur
  * names the QP being worked on (swr_poll_del_qp() waits for it) and next
  * the one after it (swr_poll_del_qp() moves it on when it removes it).
- * Return: the WQEs completed or flushed.
+ * Return: the work done (swr_req_process()), a QP skipped counting as one;
+ * *@bulk: a large WQE was left unfinished, to go on in the next pass.
  */
-static int swr_poll_pass(struct swr_poller *p)
+static int swr_poll_pass(struct swr_poller *p, bool *bulk)
 {
 	struct swr_qp *qp;
-	int done = 0;
+	int done = 0, n;
 
+	*bulk = false;
 	WRITE_ONCE(p->next_deadline, 0);
 	spin_lock_bh(&p->lock);
 	qp = list_first_entry_or_null(&p->qps, struct swr_qp, poll_node);
@@ -126,8 +171,14 @@ static int swr_poll_pass(struct swr_poller *p)
 		p->next = swr_poll_next_of(p, qp);
 		spin_unlock_bh(&p->lock);
 
-		done += max(swr_req_process(qp, SWR_POLL_BUDGET), 0);
-		swr_qp_check_drained(qp);
+		n = swr_req_process(qp, SWR_POLL_BUDGET);
+		/* Held by another context: come back on the next pass. */
+		if (n < 0 || !swr_qp_check_drained(qp, true))
+			n = 1;
+		done += n;
+		/* A hint for the latency policy; the poller's own turn. */
+		if (READ_ONCE(qp->req.xfer.dst))
+			*bulk = true;
 		cond_resched();
 
 		spin_lock_bh(&p->lock);
@@ -220,12 +271,18 @@ static void swr_poll_back_off(struct swr_poller *p, u64 now)
 static int swr_poll_thread(void *arg)
 {
 	struct swr_poller *p = arg;
+	int n;
 	u64 idle_since = ktime_get_ns();
 	u64 contended_since = 0;
+	bool bulk;
 	u64 now;
 
 	while (!kthread_should_stop()) {
-		if (swr_poll_pass(p)) {
+		n = swr_poll_pass(p, &bulk);
+		/* Flags on while moving bulk data (the latency policy). */
+		if (bulk != p->flags_on)
+			swr_poll_flag_all(p, bulk);
+		if (n) {
 			idle_since = ktime_get_ns();
 			contended_since = 0;
 			continue;
@@ -256,7 +313,7 @@ sleep:
 			swr_poll_sleep(p);
 			if (kthread_should_stop())
 				break;
-			swr_poll_pass(p);
+			swr_poll_pass(p, &bulk);
 			if (single_task_running())
 				break;
 			swr_poll_back_off(p, ktime_get_ns());
@@ -313,7 +370,7 @@ void swr_poll_add_qp(struct swr_qp *qp)
 	spin_lock_bh(&p->lock);
 	list_add_tail(&qp->poll_node, &p->qps);
 	/* See "A QP created while the poller sleeps" above. */
-	swr_poll_flag_qp(qp, READ_ONCE(p->need_wakeup));
+	swr_poll_flag_qp(qp, p->flags_on);
 	spin_unlock_bh(&p->lock);
 }
 
@@ -353,23 +410,26 @@ void swr_poll_kick(struct swr_dev *sdev)
 
 /*
  * A user QP's doorbell (post_send with no WRs, in the caller's context):
- * run its requester here, then wake the poller if work is left, or if it
- * sleeps for want of work rather than of a CPU (see the latency policy).
+ * run a turn of its requester here, then wake the poller if work is left,
+ * if the QP was busy in another context (steps d-f of the protocol), or if
+ * the poller sleeps for want of work rather than of a CPU (see the latency
+ * policy).
  */
 void swr_poll_doorbell(struct swr_qp *qp)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_poller *p = sdev->poller;
+	bool busy;
 	u64 now;
 
-	swr_req_process(qp, SWR_POLL_BUDGET);
-	swr_qp_check_drained(qp);
-	/* Our work is published before need_wakeup is read (kick's step b). */
+	busy = swr_req_process(qp, SWR_POLL_BUDGET) < 0 ||
+	       !swr_qp_check_drained(qp, true);
+	/* Step e: our turn ended before need_wakeup is read. */
 	smp_mb();
 	if (!READ_ONCE(p->need_wakeup))
 		return;
 	now = ktime_get_ns();
-	if (!swr_req_has_work(qp, now) &&
+	if (!busy && !swr_req_has_work(qp, now) &&
 	    now < READ_ONCE(p->backoff_until))
 		return;
 	/*

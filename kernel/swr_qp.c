@@ -327,6 +327,9 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* No new requester work, then no new lookups, then no old ones. */
 	swr_poll_del_qp(qp);
+	mutex_lock(&qp->sq_lock);
+	swr_req_finish_xfer(qp);
+	mutex_unlock(&qp->sq_lock);
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 	swr_qp_put(qp);
 	wait_for_completion(&qp->released);
@@ -457,6 +460,7 @@ static void swr_qp_reset(struct swr_qp *qp)
 	u32 idx;
 
 	mutex_lock(&qp->sq_lock);
+	swr_req_finish_xfer(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	if (qp->wire)
 		memset(&qp->wire->req, 0, sizeof(qp->wire->req));
@@ -490,15 +494,18 @@ static void swr_qp_reset(struct swr_qp *qp)
  * atomic in flight). Local execution is synchronous, so that is usually
  * at once; otherwise the poller checks again after each pass over the QP.
  */
-void swr_qp_check_drained(struct swr_qp *qp)
+bool swr_qp_check_drained(struct swr_qp *qp, bool trylock)
 {
 	unsigned long flags;
 	bool notify = false;
 
 	if (!READ_ONCE(qp->attr.sq_draining))
-		return;
+		return true;
 
-	mutex_lock(&qp->sq_lock);
+	if (!trylock)
+		mutex_lock(&qp->sq_lock);
+	else if (!mutex_trylock(&qp->sq_lock))
+		return false;
 	/* Drained: nothing held, nothing unanswered on the wire. */
 	if (!qp->req.wqe_valid && !qp->req.rd_atomic_inflight &&
 	    swr_wire_idle(qp)) {
@@ -513,6 +520,7 @@ void swr_qp_check_drained(struct swr_qp *qp)
 
 	if (notify)
 		swr_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	return true;
 }
 
 int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -613,7 +621,7 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
 		swr_net_attach(to_swr_dev(ibdev));
 	if (new == IB_QPS_SQD)
-		swr_qp_check_drained(qp);
+		swr_qp_check_drained(qp, false);
 	/* Flushing, and WQEs posted before RTS, are the poller's work. */
 	if (new == IB_QPS_ERR || new == IB_QPS_RTS)
 		swr_poll_kick(to_swr_dev(ibdev));

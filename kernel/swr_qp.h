@@ -53,17 +53,22 @@
  *
  * Large messages
  * --------------
- * sq_lock is a mutex, held by the poller across a WQE, so the requester may
- * sleep. The bulk copy of a SEND, WRITE or READ runs in bounded chunks with
- * cond_resched() between them and without the destination's resp_lock: the
- * responder validates the request, consumes the receive WQE and references
- * the memory under resp_lock, drops it for the copy (the MR references keep
- * the memory pinned and registered) and retakes it to complete. Meanwhile
- * the requester cannot go away or be reset (the poller holds its sq_lock,
- * and swr_poll_del_qp() waits for the poller), nor can the destination be
- * destroyed (swr_qp_get() reference); a destination reset in the meantime
- * bumps resp_gen, and the completion of the receive WQE consumed before is
- * dropped, as the reset already discarded everything posted.
+ * sq_lock is a mutex, held for one turn of the requester (swr_req_process():
+ * at most SWR_TURN_BYTES of data), so the requester may sleep. The data of
+ * a local SEND, WRITE or READ moves without the destination's resp_lock,
+ * in turns: the responder validates the request, consumes the receive WQE
+ * and references the memory under resp_lock (step 1), drops it for the
+ * copy (step 2; the MR references keep the memory pinned and registered)
+ * and retakes it to complete (step 3). What steps 2 and 3 need is kept in
+ * req.xfer between turns, with the references: the destination cannot be
+ * destroyed meanwhile (swr_qp_get()), and a destination reset bumps
+ * resp_gen, after which the completion of the receive WQE consumed before
+ * is dropped, as the reset already discarded everything posted. A WQE
+ * whose data moves always completes, and completions stay in order: the
+ * requester starts nothing else until it has, whatever happens to its
+ * state (a flush waits for it; reset and destroy finish it first,
+ * swr_req_finish_xfer()), so a destination that takes requests from its
+ * one peer (RC/UC) still completes its receive WQEs in order.
  */
 #ifndef SWR_QP_H
 #define SWR_QP_H
@@ -272,7 +277,60 @@ struct swr_wire_resp {
 	struct swr_wire_rd rd[SWR_MAX_RD_ATOM];
 };
 
-/* Requester progress: poller only, under sq_lock. */
+/*
+ * The responder's answer to one request, as the requester sees it: an
+ * ACK, an RNR NAK, a NAK with a completion status, or (UC) nothing.
+ */
+struct swr_answer {
+	enum ib_wc_status status;	/* the requester's completion */
+	bool rnr;
+	u8 rnr_timer;			/* with rnr: min_rnr_timer */
+	u64 read_orig;			/* atomics: the original value */
+};
+
+/* The data a request moves once the responder has dropped resp_lock. */
+enum swr_xfer {
+	SWR_XFER_NONE,
+	SWR_XFER_IN,		/* SEND, WRITE: into req.rseg */
+	SWR_XFER_OUT,		/* READ: from req.rseg into req.lseg */
+};
+
+/* One request at the responder, between its three steps. */
+struct swr_resp_op {
+	enum swr_xfer xfer;
+	u32 nr;			/* req.rseg entries referenced */
+	u32 gen;		/* dst->resp_gen when the request was taken */
+	bool has_recv;		/* a receive WQE was consumed (req.rwqe) */
+	bool inval_ok;
+	enum ib_wc_status rstatus;	/* the receive completion's */
+	/* What a failed copy makes of rstatus and of the answer. */
+	enum ib_wc_status copy_rstatus;
+	enum ib_wc_status copy_status;
+};
+
+/*
+ * Bytes of data a turn of swr_req_process() moves at most ("Large
+ * messages" above): a 2 GiB WRITE takes 32768 turns, and between two of
+ * them the poller serves every other QP.
+ */
+#define SWR_TURN_BYTES		SZ_64K
+
+/*
+ * A local RC/UC request between the responder's step 1 and step 3
+ * (swr_engine.c): its data moves in turns, and it completes once all of
+ * it has moved. dst is NULL when there is none.
+ */
+struct swr_req_xfer {
+	struct swr_qp *dst;	/* referenced (swr_qp_get()) */
+	struct swr_answer a;
+	struct swr_resp_op op;	/* op.nr: req.rseg entries referenced */
+	u32 nl;			/* req.lseg entries referenced */
+	u32 npkts;
+	u64 len;		/* message bytes */
+	u64 done;		/* bytes moved */
+};
+
+/* Requester progress: under sq_lock (swr_req_process()'s callers). */
 struct swr_req {
 	/* The head WQE, copied out and not finished (e.g. waiting on RNR). */
 	struct swr_send_wqe wqe;
@@ -282,7 +340,12 @@ struct swr_req {
 	u64 wait_until;		/* ktime ns; 0 when not waiting */
 	u32 psn;		/* next PSN to send */
 	u32 rd_atomic_inflight;	/* READs/atomics not yet completed */
-	/* Engine scratch space, only while a WQE executes (sq_lock). */
+	u32 turn_bytes;		/* what this turn may still move */
+	struct swr_req_xfer xfer;	/* wqe's data moving, if dst */
+	/*
+	 * Engine scratch space while a WQE executes, kept between turns
+	 * while xfer.dst is set.
+	 */
 	struct swr_seg lseg[SWR_MAX_SGE];	/* local SGEs */
 	struct swr_seg rseg[SWR_MAX_SGE];	/* receive SGEs or rkey range */
 	struct swr_recv_wqe rwqe;		/* the consumed receive WQE */
@@ -465,9 +528,10 @@ void swr_qp_put(struct swr_qp *qp);
 /*
  * In SQD: once no started WQE is outstanding, clear attr.sq_draining and
  * raise IB_EVENT_SQ_DRAINED if it was asked for. The poller calls it after
- * each swr_req_process() of a draining QP; no locks held.
+ * each swr_req_process() of a draining QP; no locks held. With @trylock
+ * it does not wait for sq_lock: false when another context holds it.
  */
-void swr_qp_check_drained(struct swr_qp *qp);
+bool swr_qp_check_drained(struct swr_qp *qp, bool trylock);
 
 /*
  * Move @qp to IB_QPS_ERR from the engine (a fatal error), raising
@@ -495,6 +559,8 @@ struct swr_poller {
 	u32 idle_us;
 	/* Set while the poller sleeps or is about to. */
 	bool need_wakeup;
+	/* SWROCE_SQ_NEED_WAKEUP is on in the rings (lock; the poller's). */
+	bool flags_on;
 	/* Until then (ktime ns) doorbells need not wake it (swr_poll.c). */
 	u64 backoff_until;
 	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
@@ -527,12 +593,23 @@ void swr_poll_deadline(struct swr_dev *sdev, u64 when);
  */
 
 /*
- * Run @qp's requester: copy out and execute up to @budget send WQEs, retry
- * a WQE whose wait has expired, and flush both queues when the QP is in
- * the error state. Called by the poller with no locks held.
- * Return: the number of WQEs completed or flushed (0: nothing to do now).
+ * One turn of @qp's requester: copy out and execute up to @budget send
+ * WQEs moving at most SWR_TURN_BYTES of data (a larger WQE continues in
+ * later turns), retry a WQE whose wait has expired, and flush both queues
+ * when the QP is in the error state. Called by the poller and by the
+ * doorbell, with no locks held; it never waits for sq_lock.
+ * Return: the number of WQEs completed or flushed, plus one if data of a
+ * WQE not completed yet moved (0: nothing to do now), or -EBUSY when
+ * another context holds sq_lock.
  */
 int swr_req_process(struct swr_qp *qp, int budget);
+
+/*
+ * Complete the WQE whose data is moving (req.xfer), if any, before a reset
+ * or destroy forgets the requester's state. Called and returns with
+ * sq_lock held; drops it between turns.
+ */
+void swr_req_finish_xfer(struct swr_qp *qp);
 
 /* True when swr_req_process() has something to do for @qp at @now. */
 bool swr_req_has_work(struct swr_qp *qp, u64 now);

@@ -8,6 +8,7 @@
 #   gid_index DEV GID                 the RoCE v2 GID's table index
 #   v4gid A.B.C.D, v6gid NET6 N       GID strings as sysfs shows them
 #   wait_gid DEV GID                  wait for the GID to appear
+#   wait_for SECS CMD...              retry CMD until it succeeds
 #   ns_pair NS_A NS_B IFA IFB NET NET6 DEV_A DEV_B   two netns, two devices
 
 # pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
@@ -52,14 +53,22 @@ v6gid() {
 	printf 'fd%s:0000:0000:0000:0000:0000:0000:%04x' "$1" "$2"
 }
 
-# wait_gid DEV GID: GIDs appear asynchronously after the address is added
-wait_gid() {
-	local _
-	for _ in $(seq 50); do
-		gid_index "$1" "$2" >/dev/null && return 0
+# wait_for SECS CMD...: run CMD every 0.1 s until it succeeds, for up to
+# SECS seconds; its status. What the kernel does asynchronously (work
+# queues, namespace cleanup) takes longer on a loaded host, not forever.
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
 		sleep 0.1
 	done
-	return 1
+}
+
+# wait_gid DEV GID: GIDs appear asynchronously after the address is added
+wait_gid() {
+	wait_for 30 gid_index "$1" "$2" >/dev/null
 }
 
 # ns_pair NS_A NS_B IFA IFB NET NET6 DEV_A DEV_B: two new namespaces joined

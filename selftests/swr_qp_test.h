@@ -392,6 +392,30 @@ static inline int swr_wait(struct ibv_cq *cq, struct ibv_wc *wc)
 	return swr_poll_wait(cq, wc, SWR_CQ_TIMEOUT_MS);
 }
 
+/*
+ * Wait up to @ms until the device's poller is asleep and has been for a
+ * while: its sleeps counter one ahead of its wake-ups, both unchanged at a
+ * second reading a jiffy later (longer than its back-off after a sleep
+ * forced by contention). Then the next post needs a doorbell, and the
+ * doorbell wakes it. A fixed pause cannot promise that on a loaded host.
+ */
+static inline bool swr_poller_wait_asleep(int ms)
+{
+	static const char *const names[] = {
+		"poller_sleeps", "poller_wakeups",
+	};
+	uint64_t end = swr_now_ms() + ms;
+	long long a[2], b[2];
+
+	do {
+		if (swr_counters(names, a, 2) || a[0] != a[1] + 1)
+			continue;
+		if (!swr_counters(names, b, 2) && b[0] == a[0] && b[1] == a[1])
+			return true;
+	} while (swr_now_ms() < end);
+	return false;
+}
+
 /* Count completions on @cq within @ms (a "nothing arrives" check). */
 static inline int swr_cq_count(struct ibv_cq *cq, int ms)
 {

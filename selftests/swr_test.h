@@ -59,18 +59,33 @@ static inline int swr_ibdev_attr(const char *attr, char *buf, size_t len)
 }
 
 /*
- * A port counter of the device under test (hw_counters), or -1. The core
- * serves values cached within one jiffy: wait out a jiffy first.
+ * Port counters @names of the device under test (hw_counters) into @v: 0,
+ * or -1 when one is missing. The core refreshes all of them at once and
+ * serves the values cached within one jiffy: wait out a jiffy first, once.
  */
-static inline long long swr_counter(const char *name)
+static inline int swr_counters(const char *const *names, long long *v,
+			       int n)
 {
 	char attr[128], buf[32];
+	int i;
 
 	usleep(20000);
-	snprintf(attr, sizeof(attr), "ports/1/hw_counters/%s", name);
-	if (swr_ibdev_attr(attr, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
+	for (i = 0; i < n; i++) {
+		snprintf(attr, sizeof(attr), "ports/1/hw_counters/%s",
+			 names[i]);
+		if (swr_ibdev_attr(attr, buf, sizeof(buf)))
+			return -1;
+		v[i] = strtoll(buf, NULL, 10);
+	}
+	return 0;
+}
+
+/* One port counter of the device under test, or -1. */
+static inline long long swr_counter(const char *name)
+{
+	long long v;
+
+	return swr_counters(&name, &v, 1) ? -1 : v;
 }
 
 /* The netdev the device under test is bound to. */

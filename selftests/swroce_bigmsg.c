@@ -20,11 +20,26 @@
  *
  * A size is skipped when the guest lacks the memory (MemAvailable) for it;
  * tools/vm/vm.sh -r chooses the guest's memory.
+ *
+ * share.writer_does_not_stall_latency: while one process streams 1 GiB
+ * RDMA WRITEs between two QPs of its own, in doorbell mode (poll_idle_us
+ * 0: the poller sleeps, each post is a doorbell that runs the requester in
+ * the poster's context), another process's RC write ping-pong keeps its
+ * latency: the median of its round trips over 100 ms windows taken while
+ * a write is in flight stays within 3x of the median over windows taken
+ * alone, interleaved with them. Before, the writer's doorbell held its QP
+ * for the whole second a 1 GiB copy takes, the poller (woken by the other
+ * process's doorbell, which handed its QP over to it) waited for that QP,
+ * and the other process's next post waited for the poller. Now a large
+ * WQE moves in turns of 64 KiB, no context waits for another's QP, and
+ * while it moves bulk data the poller leaves the posts to their posters.
  */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -370,6 +385,344 @@ TEST_F_TIMEOUT(over, two_gib_plus_one, 120)
 	munmap(win, len);
 	close(fd);
 	swr_pair_close(&p);
+}
+
+/* A 1 GiB writer beside a ping-pong --------------------------------------- */
+
+#define IDLE_ATTR	"swroce/poll_idle_us"
+#define SHARE_LEN	GIB
+/* Writes, each after IDLE_WINDOWS windows of ping-pong alone. */
+#define SHARE_REPS	5
+#define IDLE_WINDOWS	2
+/* Loaded windows kept, at most; too few and the median means little. */
+#define MAX_BUSY	(SHARE_REPS * 32)
+#define MIN_BUSY	5
+/*
+ * A window lasts this long, or until the write ends if that is later than
+ * half of it; its figure is the mean round trip within it, so that a stall
+ * counts for as long as it lasted.
+ */
+#define WINDOW_MS	100
+/* The loaded median may be this many times the idle one. */
+#define SHARE_FACTOR	3
+#define SETUP_TIMEOUT_MS	120000
+
+/* What the writer and the ping-pong share (MAP_SHARED). */
+struct share {
+	atomic_long ready;	/* the writer has set up */
+	atomic_long started;	/* writes posted */
+	atomic_long done;	/* writes completed */
+	atomic_long checked;	/* writes whose every byte was checked */
+	atomic_long bad;	/* the first wrong byte of a write, or -1 */
+};
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Block on @ch until @cq holds the completion of @wr_id: 0 if it is good. */
+static int share_wait(struct ibv_comp_channel *ch, struct ibv_cq *cq,
+		      long wr_id)
+{
+	struct ibv_cq *ev_cq;
+	struct ibv_wc wc;
+	void *ev_ctx;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n)
+			return n < 0 || wc.status != IBV_WC_SUCCESS ||
+			       wc.wr_id != (uint64_t)wr_id;
+		if (ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+			return -1;
+		ibv_ack_cq_events(ev_cq, 1);
+		if (ibv_req_notify_cq(cq, 0))
+			return -1;
+	}
+}
+
+/*
+ * The first byte of @dst (@len bytes of message, then TAIL canary bytes)
+ * that is not the memfd @src's, period after period, or -1.
+ */
+static long check_copy(const uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t off, n, j;
+
+	for (off = 0; off < len; off += SRC_PERIOD) {
+		n = len - off < SRC_PERIOD ? len - off : SRC_PERIOD;
+		if (memcmp(dst + off, src, n))
+			for (j = 0; j < n; j++)
+				if (dst[off + j] != src[j])
+					return (long)(off + j);
+	}
+	for (off = len; off < len + TAIL; off++)
+		if (dst[off] != CANARY)
+			return (long)off;
+	return -1;
+}
+
+/*
+ * The writer's process: a pair of its own, a window source and a real
+ * destination of SHARE_LEN; a write each time @go delivers a byte, with a
+ * new pattern, waited for on a completion channel (it sleeps meanwhile),
+ * then checked byte by byte. Exit codes say which step failed.
+ */
+static int share_writer(struct share *sh, int go)
+{
+	struct swr_qp_opts o = { 0 };
+	size_t dst_len = SHARE_LEN + TAIL;
+	struct ibv_mr *win_mr, *dst_mr;
+	uint8_t *src, *win, *dst;
+	struct swr_pair p;
+	long i, bad;
+	int fd;
+	char c;
+
+	if (swr_pair_open(&p))
+		return 10;
+	o.channel = ibv_create_comp_channel(p.ctx);
+	if (!o.channel || swr_pair_create(&p, &o))
+		return 11;
+	fd = memfd_create("swroce_share", 0);
+	if (fd < 0 || ftruncate(fd, SRC_PERIOD))
+		return 12;
+	src = mmap(NULL, SRC_PERIOD, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	win = map_window(fd, SHARE_LEN);
+	dst = mmap(NULL, dst_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (src == MAP_FAILED || !win || dst == MAP_FAILED)
+		return 13;
+	win_mr = ibv_reg_mr(p.pd, win, SHARE_LEN, IBV_ACCESS_LOCAL_WRITE);
+	dst_mr = ibv_reg_mr(p.pd, dst, dst_len, SWR_ALL_ACCESS);
+	if (!win_mr || !dst_mr || ibv_req_notify_cq(p.c.scq, 0))
+		return 14;
+	memset(dst + SHARE_LEN, CANARY, TAIL);
+	atomic_store(&sh->ready, 1);
+
+	for (i = 1; read(go, &c, 1) == 1; i++) {
+		swr_fill(src, SRC_PERIOD, (uint8_t)i);
+		atomic_store(&sh->started, i);
+		if (swr_post_send1(p.c.qp, IBV_WR_RDMA_WRITE, i, win, SHARE_LEN,
+				   win_mr->lkey, (uintptr_t)dst, dst_mr->rkey,
+				   IBV_SEND_SIGNALED))
+			return 15;
+		if (share_wait(o.channel, p.c.scq, i))
+			return 16;
+		atomic_store(&sh->done, i);
+		bad = check_copy(dst, src, SHARE_LEN);
+		if (bad >= 0) {
+			atomic_store(&sh->bad, bad);
+			return 17;
+		}
+		atomic_store(&sh->checked, i);
+	}
+	return 0;
+}
+
+/*
+ * RC write ping-pong between two QPs of one process, as ib_write_lat
+ * does between two: the client writes a sequence number into the
+ * server's inbox, the server writes it back into the client's; each side
+ * spins on its inbox. No completions are asked for.
+ */
+struct pingpong {
+	struct swr_pair p;
+	uint8_t *buf;	/* inboxes at 0 and 64, outboxes at 128 and 192 */
+	struct ibv_mr *mr;
+	uint64_t seq;
+};
+
+/* Wait for @k in @box; anything but @k or its predecessor fails (-1). */
+static int pingpong_spin(const volatile uint64_t *box, uint64_t k)
+{
+	uint64_t end = swr_now_ms() + SWR_CQ_TIMEOUT_MS;
+	unsigned long n;
+	uint64_t v;
+
+	for (n = 1; (v = *box) != k; n++) {
+		if (v != k - 1)
+			return -1;
+		if (!(n % 4096) && swr_now_ms() > end)
+			return -1;
+	}
+	return 0;
+}
+
+/* One RDMA WRITE of @k from @qp's outbox at @out into the inbox at @in. */
+static int pingpong_leg(struct pingpong *pp, struct ibv_qp *qp, size_t out,
+			size_t in, uint64_t k)
+{
+	memcpy(pp->buf + out, &k, sizeof(k));
+	if (swr_post_send1(qp, IBV_WR_RDMA_WRITE, k, pp->buf + out,
+			   sizeof(k), pp->mr->lkey,
+			   (uintptr_t)pp->buf + in, pp->mr->rkey, 0))
+		return -1;
+	return pingpong_spin((volatile uint64_t *)(pp->buf + in), k);
+}
+
+static int pingpong_round(struct pingpong *pp)
+{
+	uint64_t k = ++pp->seq;
+
+	if (pingpong_leg(pp, pp->p.c.qp, 128, 64, k))
+		return -1;
+	return pingpong_leg(pp, pp->p.s.qp, 192, 0, k);
+}
+
+/*
+ * Round trips for WINDOW_MS, or until *@until is no longer @val. Return
+ * the mean round trip in microseconds, 0 when the window ended before
+ * half of WINDOW_MS (too short to count), or -1 when a round failed.
+ */
+static double pingpong_window(struct pingpong *pp, atomic_long *until,
+			      long val)
+{
+	uint64_t t0 = now_us(), t;
+	long n = 0;
+
+	do {
+		if (pingpong_round(pp))
+			return -1;
+		n++;
+		t = now_us();
+	} while (t - t0 < WINDOW_MS * 1000 &&
+		 (!until || atomic_load(until) == val));
+	if (t - t0 < WINDOW_MS * 500)
+		return 0;
+	return (double)(t - t0) / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+FIXTURE(share) {
+	char idle_saved[32];
+	struct share *sh;
+	pid_t writer;
+	int go;		/* the writer's pipe; closing it ends it */
+	struct pingpong pp;
+};
+
+FIXTURE_SETUP(share)
+{
+	int pfd[2], ret;
+
+	self->writer = -1;
+	self->go = -1;
+	if (mem_available() < SHARE_LEN + TAIL + MEM_SLACK)
+		SKIP(return, "%zu MiB available, %zu MiB needed (vm.sh -r)",
+		     mem_available() >> 20,
+		     (size_t)(SHARE_LEN + TAIL + MEM_SLACK) >> 20);
+	self->sh = mmap(NULL, sizeof(*self->sh), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->sh);
+	atomic_store(&self->sh->bad, -1);
+	ASSERT_EQ(0, pipe(pfd));
+	/* Before this process opens the device: nothing of it is shared. */
+	self->writer = fork();
+	ASSERT_LE(0, self->writer);
+	if (!self->writer) {
+		close(pfd[1]);
+		_exit(share_writer(self->sh, pfd[0]));
+	}
+	close(pfd[0]);
+	self->go = pfd[1];
+
+	ret = swr_pair_open(&self->pp.p);
+	ASSERT_EQ(0, ret) TH_LOG("open %s: %s", swr_test_dev(), strerror(-ret));
+	ret = swr_pair_create(&self->pp.p, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("creating/connecting QPs: %s", strerror(-ret));
+	self->pp.buf = calloc(1, PAGE);
+	ASSERT_NE(NULL, self->pp.buf);
+	self->pp.mr = ibv_reg_mr(self->pp.p.pd, self->pp.buf, PAGE,
+				 SWR_ALL_ACCESS);
+	ASSERT_NE(NULL, self->pp.mr);
+	ASSERT_EQ(0, swr_ibdev_attr(IDLE_ATTR, self->idle_saved,
+				    sizeof(self->idle_saved)));
+	/* Doorbell mode: the poller sleeps whenever it has nothing to do. */
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "0"));
+}
+
+FIXTURE_TEARDOWN(share)
+{
+	int status;
+
+	if (self->go >= 0)
+		close(self->go);
+	if (self->writer > 0)
+		waitpid(self->writer, &status, 0);
+	if (self->pp.mr)
+		ibv_dereg_mr(self->pp.mr);
+	free(self->pp.buf);
+	swr_pair_close(&self->pp.p);
+	if (self->idle_saved[0])
+		swr_ibdev_write(IDLE_ATTR, self->idle_saved);
+}
+
+/* Wait until *@v reaches @want; false if the writer died or time ran out. */
+static bool share_await(FIXTURE_DATA(share) *self, atomic_long *v, long want)
+{
+	uint64_t end = swr_now_ms() + SETUP_TIMEOUT_MS;
+	int status;
+
+	while (atomic_load(v) < want) {
+		if (waitpid(self->writer, &status, WNOHANG) ||
+		    swr_now_ms() > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+TEST_F_TIMEOUT(share, writer_does_not_stall_latency, 900)
+{
+	double idle[SHARE_REPS * IDLE_WINDOWS], busy[MAX_BUSY], w, mi, mb;
+	struct share *sh = self->sh;
+	int ni = 0, nb = 0, k;
+	long rep;
+
+	ASSERT_TRUE(share_await(self, &sh->ready, 1))
+		TH_LOG("the writer failed to set up");
+	for (rep = 1; rep <= SHARE_REPS; rep++) {
+		for (k = 0; k < IDLE_WINDOWS; k++) {
+			w = pingpong_window(&self->pp, NULL, 0);
+			ASSERT_LT(0, w) TH_LOG("ping-pong failed (idle)");
+			idle[ni++] = w;
+		}
+		ASSERT_EQ(1, write(self->go, "g", 1));
+		ASSERT_TRUE(share_await(self, &sh->started, rep));
+		while (atomic_load(&sh->done) < rep) {
+			w = pingpong_window(&self->pp, &sh->done, rep - 1);
+			ASSERT_LE(0, w) TH_LOG("ping-pong failed (loaded)");
+			if (w > 0 && nb < MAX_BUSY)
+				busy[nb++] = w;
+		}
+		ASSERT_TRUE(share_await(self, &sh->checked, rep))
+			TH_LOG("write %ld: byte %ld differs, or the writer failed",
+			       rep, atomic_load(&sh->bad));
+	}
+	mi = median(idle, ni);
+	mb = median(busy, nb);
+	ksft_print_msg("ping-pong round trip: %.1f us alone (median of %d windows), %.1f us during 1 GiB writes (median of %d)\n",
+		       mi, ni, mb, nb);
+	ASSERT_LE(MIN_BUSY, nb);
+	EXPECT_GE(SHARE_FACTOR * mi, mb);
 }
 
 TEST_HARNESS_MAIN

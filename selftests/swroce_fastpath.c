@@ -2,11 +2,18 @@
 /*
  * The syscall-free data path. While the device's poller is awake, posting
  * is a store to the mapped send queue and polling a load from the mapped
- * CQ: a stream of RDMA WRITEs must make no doorbell call (port counter
+ * CQ: a stream of RDMA WRITEs makes no doorbell call (port counter
  * "doorbells") and, seen by strace, no system call per operation at all.
  * Once the poller has been idle for poll_idle_us it sleeps, and the next
  * post wakes it with exactly one doorbell. poll_idle_us is a sysfs
  * attribute of the device.
+ *
+ * On a loaded host the poller can lose its CPU for long enough to fall
+ * asleep in the middle of a stream, and each time the next post rightly
+ * rings. So a stream is judged by rates (DB_RATE), and an exact count is
+ * asked for only where the test first makes sure of the poller's state
+ * (swr_poller_wait_asleep(), or a trial short enough that the poller
+ * cannot have slept).
  *
  * The stream length is SWR_FASTPATH_OPS (default 100000).
  */
@@ -23,6 +30,11 @@
 #define MSG		64
 #define DEPTH		8
 #define WARMUP		1000
+/*
+ * The warm-up after strace attached: fewer writes than the stream's bound
+ * on ioctls leaves room for, even if each of them rang.
+ */
+#define REWARM		50
 #define IDLE_ATTR	"swroce/poll_idle_us"
 /*
  * While streaming the poller gets the longest idle time there is (1 s): an
@@ -32,6 +44,20 @@
  * own below.
  */
 #define STREAM_IDLE_US	"1000000"
+/*
+ * A stream of n writes may make at most 1 + n / DB_RATE doorbells (and
+ * the poller as many wake-ups): its first post may find the poller
+ * asleep, and a loaded host may put it to sleep a few times more. A
+ * driver that rang once per post, or once per thousand, is far above.
+ */
+#define DB_RATE		10000
+/* Time to wait for the poller to be asleep. */
+#define ASLEEP_MS	20000
+
+static long db_bound(long n)
+{
+	return 1 + n / DB_RATE;
+}
 
 static long stream_ops(void)
 {
@@ -159,13 +185,22 @@ struct counters {
 	long long doorbells, wakeups, sleeps, consumed, completions;
 };
 
+/* All in one reading (swr_counters()): a jiffy, not five. */
 static void read_counters(struct counters *c)
 {
-	c->doorbells = swr_counter("doorbells");
-	c->wakeups = swr_counter("poller_wakeups");
-	c->sleeps = swr_counter("poller_sleeps");
-	c->consumed = swr_counter("wqe_consumed");
-	c->completions = swr_counter("completions");
+	static const char *const names[] = {
+		"doorbells", "poller_wakeups", "poller_sleeps",
+		"wqe_consumed", "completions",
+	};
+	long long v[5];
+
+	if (swr_counters(names, v, 5))
+		memset(v, 0xff, sizeof(v));
+	c->doorbells = v[0];
+	c->wakeups = v[1];
+	c->sleeps = v[2];
+	c->consumed = v[3];
+	c->completions = v[4];
 }
 
 TEST_F_TIMEOUT(fp, no_doorbell_while_streaming, 900)
@@ -187,8 +222,8 @@ TEST_F_TIMEOUT(fp, no_doorbell_while_streaming, 900)
 	TH_LOG("%ld writes in %llu ms; doorbells +%lld, wakeups +%lld, sleeps +%lld",
 	       n, (unsigned long long)ms, b.doorbells - a.doorbells,
 	       b.wakeups - a.wakeups, b.sleeps - a.sleeps);
-	EXPECT_EQ(0, b.doorbells - a.doorbells);
-	EXPECT_EQ(0, b.wakeups - a.wakeups);
+	EXPECT_GE(db_bound(n), b.doorbells - a.doorbells);
+	EXPECT_GE(db_bound(n), b.wakeups - a.wakeups);
 	EXPECT_EQ(n, b.consumed - a.consumed);
 	EXPECT_EQ(n, b.completions - a.completions);
 }
@@ -236,7 +271,12 @@ static void dump_file(struct __test_metadata *_metadata, const char *file)
 	fclose(f);
 }
 
-/* The child: set up, then stream when told; its exit status says how. */
+/*
+ * The child: set up and warm up; when told, warm up again, briefly (with
+ * strace attached: attaching keeps the CPUs busy for a while, and may put
+ * the poller to sleep), and say so; when told again, stream. Its exit
+ * status says how it went.
+ */
 static int strace_child(int ready_fd, int go_fd, long n, int pause_us)
 {
 	struct fp_ctx f;
@@ -246,6 +286,10 @@ static int strace_child(int ready_fd, int go_fd, long n, int pause_us)
 
 	memset(&f, 0, sizeof(f));
 	if (fp_open(&f) || stream(&f, WARMUP, &why))
+		return 2;
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		return 3;
+	if (stream(&f, REWARM, &why))
 		return 2;
 	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
 		return 3;
@@ -282,8 +326,10 @@ struct traced {
 };
 
 /*
- * Run stream(@n) in a child process with strace -c attached only for the
- * stream itself (set-up and warm-up happen before it attaches).
+ * Run stream(@n) in a child process with strace -c attached for a second
+ * warm-up and the stream (set-up and the first warm-up happen before it
+ * attaches); doorbells are counted for the stream alone. strace also sees
+ * the pipe calls of the hand-shakes and the second warm-up's doorbells.
  */
 static void run_traced(struct __test_metadata *_metadata, long n,
 		       int pause_us, struct traced *t)
@@ -309,7 +355,6 @@ static void run_traced(struct __test_metadata *_metadata, long n,
 	close(ready[1]);
 	close(go[0]);
 	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("child failed to set up");
-	close(ready[0]);
 
 	tracer = fork();
 	ASSERT_LE(0, tracer);
@@ -326,6 +371,9 @@ static void run_traced(struct __test_metadata *_metadata, long n,
 	ASSERT_NE(0, tracer_attached(child)) TH_LOG("strace did not attach");
 	/* strace attaches thread by thread; let it finish. */
 	usleep(200000);
+	ASSERT_EQ(1, write(go[1], "w", 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1)) TH_LOG("child failed to warm up");
+	close(ready[0]);
 	db0 = swr_counter("doorbells");
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	close(go[1]);
@@ -366,11 +414,7 @@ TEST_F_TIMEOUT(fp, strace_sees_no_syscall_per_op, 900)
 	EXPECT_GT(n / 100, t.total);
 	EXPECT_GT(n / 1000 + 10, t.ioctls);
 	EXPECT_GT(n / 1000 + 10, t.writes);
-	/*
-	 * The poller may have fallen asleep while strace attached: the
-	 * stream's first post may ring, no other.
-	 */
-	EXPECT_GE(1, t.doorbells);
+	EXPECT_GE(db_bound(n), t.doorbells);
 }
 
 /*
@@ -396,7 +440,7 @@ TEST_F_TIMEOUT(fp, strace_sees_doorbells_of_a_sleeping_poller, 300)
  * Once the poller has slept, one post makes one doorbell and one wake-up;
  * so does one post of a chain of WRs.
  */
-TEST_F(fp, one_wakeup_after_idle)
+TEST_F_TIMEOUT(fp, one_wakeup_after_idle, 120)
 {
 	struct counters a, b;
 	const char *why = "";
@@ -407,8 +451,8 @@ TEST_F(fp, one_wakeup_after_idle)
 
 	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000"));
 	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
-	/* Far past the idle time: the poller must be asleep now. */
-	usleep(100000);
+	/* Past the idle time, however long the host makes it. */
+	ASSERT_TRUE(swr_poller_wait_asleep(ASLEEP_MS));
 	read_counters(&a);
 	ASSERT_EQ(0, swr_post_send1(self->f.p.c.qp, IBV_WR_RDMA_WRITE, 1,
 				    self->f.cbuf, 8, self->f.cmr->lkey,
@@ -416,12 +460,12 @@ TEST_F(fp, one_wakeup_after_idle)
 				    self->f.smr->rkey, IBV_SEND_SIGNALED));
 	ASSERT_EQ(1, swr_wait(self->f.p.c.scq, &wc));
 	EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
-	usleep(100000);
+	/* And it goes back to sleep after its idle time. */
+	EXPECT_TRUE(swr_poller_wait_asleep(ASLEEP_MS));
 	read_counters(&b);
 	EXPECT_EQ(1, b.doorbells - a.doorbells);
 	EXPECT_EQ(1, b.wakeups - a.wakeups);
 	EXPECT_EQ(1, b.consumed - a.consumed);
-	/* And it went back to sleep after its idle time. */
 	EXPECT_LE(1, b.sleeps - a.sleeps);
 
 	/* Three WRs in one post: still one doorbell. */
@@ -446,30 +490,53 @@ TEST_F(fp, one_wakeup_after_idle)
 		EXPECT_EQ(10 + i, wc.wr_id);
 		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
 	}
-	usleep(100000);
+	EXPECT_TRUE(swr_poller_wait_asleep(ASLEEP_MS));
 	read_counters(&b);
 	EXPECT_EQ(1, b.doorbells - a.doorbells);
 	EXPECT_EQ(1, b.wakeups - a.wakeups);
 	EXPECT_EQ(3, b.consumed - a.consumed);
 }
 
-/* A longer idle time keeps the poller awake across a pause shorter than it. */
-TEST_F(fp, idle_time_keeps_poller_awake)
+/*
+ * A longer idle time (1 s) keeps the poller awake across a pause shorter
+ * than it. It sleeps after half of it when its CPU is contended, so a trial
+ * counts only if it ended within TRIAL_MS of the last work; one that a
+ * loaded host held up for longer proves nothing and is repeated. In every
+ * trial that counts the poller stayed awake.
+ */
+#define TRIAL_MS	400
+#define TRIALS		10
+#define TRIALS_COUNTED	3
+
+TEST_F_TIMEOUT(fp, idle_time_keeps_poller_awake, 120)
 {
+	int trial, counted = 0;
 	struct counters a, b;
 	const char *why = "";
+	uint64_t t0, ms;
 
 	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000000"));
-	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
-	read_counters(&a);
-	/* 100 ms in read_counters(), 100 ms here: well inside 1 s. */
-	usleep(100000);
-	ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
-	read_counters(&b);
-	EXPECT_EQ(0, b.doorbells - a.doorbells);
-	EXPECT_EQ(0, b.wakeups - a.wakeups);
-	EXPECT_EQ(0, b.sleeps - a.sleeps);
-	EXPECT_EQ(10, b.consumed - a.consumed);
+	for (trial = 0; trial < TRIALS && counted < TRIALS_COUNTED; trial++) {
+		ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+		t0 = swr_now_ms();
+		read_counters(&a);
+		/* 20 ms in each read_counters(), 100 ms here. */
+		usleep(100000);
+		ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+		read_counters(&b);
+		ms = swr_now_ms() - t0;
+		if (ms >= TRIAL_MS) {
+			TH_LOG("trial %d took %llu ms: not counted", trial,
+			       (unsigned long long)ms);
+			continue;
+		}
+		counted++;
+		EXPECT_EQ(0, b.doorbells - a.doorbells);
+		EXPECT_EQ(0, b.wakeups - a.wakeups);
+		EXPECT_EQ(0, b.sleeps - a.sleeps);
+		EXPECT_EQ(10, b.consumed - a.consumed);
+	}
+	EXPECT_LT(0, counted) TH_LOG("no trial ended within %d ms", TRIAL_MS);
 }
 
 TEST_F(fp, poll_idle_us_attribute)

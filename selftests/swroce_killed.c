@@ -108,7 +108,8 @@ static void device_works(struct __test_metadata *_metadata)
 	memset(buf + 8192, 0xa5, 16384);
 
 	/* Nothing is left for the poller: it sleeps, one post wakes it. */
-	usleep(100000);
+	ASSERT_TRUE(swr_poller_wait_asleep(20000))
+		TH_LOG("the poller is kept awake");
 	db0 = swr_counter("doorbells");
 	wk0 = swr_counter("poller_wakeups");
 	ASSERT_EQ(0, swr_post_send1(p.c.qp, IBV_WR_RDMA_WRITE, 1, buf, 4096,

@@ -11,23 +11,23 @@
 set -u
 # shellcheck source=selftests/tap.sh
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
 
 : "${SWROCE_KO:?path of swroce.ko}"
 
 exists() { [ -e "/sys/class/infiniband/$1" ]; }
+gone() { ! exists "$1"; }
 
 # wait_gone DEV: device removal after a netdev event runs from a work queue
-wait_gone() {
-	local _
-	for _ in $(seq 50); do
-		exists "$1" || return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_gone() { wait_for 30 gone "$1"; }
 
 port_state() { ibv_devinfo -d "$1" | awk '/^\t\t\tstate:/ {print $2}'; }
 active_mtu() { ibv_devinfo -d "$1" | awk '/active_mtu:/ {print $2}'; }
+# has_gid DEV PATTERN: a GID line of ibv_devinfo -v matches PATTERN
+has_gid() { ibv_devinfo -v -d "$1" | grep -qE "$2"; }
+no_gid() { ! has_gid "$@"; }
+port_is() { [ "$(port_state "$1")" = "$2" ]; }
 
 # no device of ours may exist before we start
 for d in /sys/class/infiniband/*/swroce; do
@@ -67,20 +67,19 @@ tap_ok $? "ibv_devinfo: no RoCE v1 GIDs"
 rdma statistic show link lnk0/1 | grep -q 'udata_rejected 0'
 tap_ok $? "rdma statistic shows the port counters"
 
+# GIDs follow addresses from a work queue: wait (for a loaded host).
 ip addr add 10.77.9.1/24 dev veth0
-sleep 0.5
-ibv_devinfo -v -d lnk0 | grep -qE '::ffff:10\.77\.9\.1, RoCE v2'
+wait_for 30 has_gid lnk0 '::ffff:10\.77\.9\.1, RoCE v2'
 tap_ok $? "a new IP address appears as a GID"
 ip addr del 10.77.9.1/24 dev veth0
-sleep 0.5
-! ibv_devinfo -v -d lnk0 | grep -q '10\.77\.9\.1'
+wait_for 30 no_gid lnk0 '10\.77\.9\.1'
 tap_ok $? "a removed IP address disappears from the GIDs"
 
 ip link set veth0 down
 tap_ok "$(port_state lnk0)" = PORT_DOWN "port goes down with its netdev"
 ip link set veth0 up
-sleep 0.2
-tap_ok "$(port_state lnk0)" = PORT_ACTIVE "port comes back up with its netdev"
+wait_for 30 port_is lnk0 PORT_ACTIVE
+tap_ok $? "port comes back up with its netdev"
 
 ip link set veth0 mtu 4200
 tap_ok "$(active_mtu lnk0)" = "4096" "active_mtu follows netdev MTU 4200"

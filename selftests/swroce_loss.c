@@ -795,8 +795,12 @@ static int do_rdatomic(struct dev *a, struct dev *b)
 	return failures ? 1 : 0;
 }
 
-/* One WR that cannot complete; its status and elapsed time checked. */
-static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
+/*
+ * One WR that cannot complete; its status checked, its elapsed time *@t
+ * and the time the QP's timers predict *@want. 0, or 1 on a failure.
+ */
+static int exhaust_once(struct dev *a, struct dev *b, bool rnr, double *t,
+			double *want)
 {
 	struct qpopt o = {
 		.timeout = 15, .retry_cnt = 7, .rnr_retry = 7,
@@ -805,8 +809,8 @@ static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
 	};
 	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
 	long long c0[NCNT], c1[NCNT];
-	double t0, t, want;
 	struct ibv_wc wc;
+	double t0;
 	int ret;
 
 	if (rnr) {
@@ -833,22 +837,23 @@ static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
 		fail("no completion in 30 s");
 		return 1;
 	}
-	t = now_s() - t0;
+	*t = now_s() - t0;
 	cnt_snap(a, b, c1);
 	cnt_print(c0, c1);
 	if (rnr) {
 		/* rnr_retry waits of the timer, then the last NAK fails it. */
-		want = o.rnr_retry * 0.08192;
-		printf("# RNR_RETRY_EXC after %.3f s, predicted %.3f s\n", t,
-		       want);
+		*want = o.rnr_retry * 0.08192;
+		printf("# RNR_RETRY_EXC after %.3f s, predicted %.3f s\n", *t,
+		       *want);
 		if (wc.status != IBV_WC_RNR_RETRY_EXC_ERR)
 			fail("status %s", ibv_wc_status_str(wc.status));
 		if (cnt_delta(c0, c1, "rnr_nak_rcvd") != o.rnr_retry + 1)
 			fail("rnr_nak_rcvd rose by %lld, want %u",
 			     cnt_delta(c0, c1, "rnr_nak_rcvd"), o.rnr_retry + 1);
 	} else {
-		want = (o.retry_cnt + 1) * 4.096e-6 * (1 << o.timeout);
-		printf("# RETRY_EXC after %.3f s, predicted %.3f s\n", t, want);
+		*want = (o.retry_cnt + 1) * 4.096e-6 * (1 << o.timeout);
+		printf("# RETRY_EXC after %.3f s, predicted %.3f s\n", *t,
+		       *want);
 		if (wc.status != IBV_WC_RETRY_EXC_ERR)
 			fail("status %s", ibv_wc_status_str(wc.status));
 		if (cnt_delta(c0, c1, "ack_timeouts") != o.retry_cnt + 1)
@@ -861,14 +866,41 @@ static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
 	}
 	if (wc.wr_id != 77)
 		fail("wr_id %" PRIu64, wc.wr_id);
-	if (t < want * 0.5 || t > want * 1.5)
-		fail("elapsed %.3f s outside %.3f s +-50%%", t, want);
 	/* The QP is in error: the next WR is flushed, not sent. */
 	if (swr_qp_state(qa) != IBV_QPS_ERR)
 		fail("QP state %d, want ERR", swr_qp_state(qa));
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
 	return failures ? 1 : 0;
+}
+
+/*
+ * The WR fails on time: never before half the predicted time (timers do
+ * not fire early, however idle the host), and within half as much again.
+ * A loaded host only ever makes it late, so a late run is repeated: the
+ * best of EXHAUST_TRIES decides, and a driver that is always late fails.
+ */
+#define EXHAUST_TRIES	3
+
+static int do_exhaust(struct dev *a, struct dev *b, bool rnr)
+{
+	double t, want;
+	int i;
+
+	for (i = 0; i < EXHAUST_TRIES; i++) {
+		if (exhaust_once(a, b, rnr, &t, &want))
+			return 1;
+		if (t < want * 0.5) {
+			fail("elapsed %.3f s, under half of %.3f s", t, want);
+			return 1;
+		}
+		if (t <= want * 1.5)
+			return 0;
+		printf("# elapsed %.3f s, over %.3f s + 50%%: again\n", t,
+		       want);
+	}
+	fail("elapsed over %.3f s + 50%% in %d runs", want, EXHAUST_TRIES);
+	return 1;
 }
 
 /* UC under loss --------------------------------------------------------------- */

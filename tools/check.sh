@@ -14,10 +14,14 @@
 # guest steps (see selftests/run-guest.sh). CHECK_KERNELS=debug (make
 # check-debug) runs the same plan on the KASAN/lockdep/kmemleak kernel of
 # tools/debug-kernel/build.sh, building it first if it is not cached, with
-# a kmemleak scan after every step; CHECK_TIMEOUT the seconds one guest may
-# take (default 1500, 4x that on the debug kernel, plus
-# SWROCE_FUZZ_SECONDS). SWROCE_FUZZ_* and SWROCE_LIFECYCLE_ITERS are passed
-# on to the guest: e.g. a long run
+# a kmemleak scan after every step. CHECK_HOGS=N keeps N CPU hogs
+# (stress-ng --cpu N) running on the host from the build to the last
+# guest, to show that the tests hold on a loaded machine ("make
+# check-loaded" is CHECK_HOGS=2). CHECK_TIMEOUT the seconds one guest may
+# take (default 3600: a hang guard, a loaded host makes a run take a few
+# times longer; 4x that on the debug kernel; plus SWROCE_FUZZ_SECONDS).
+# SWROCE_FUZZ_* and SWROCE_LIFECYCLE_ITERS are passed on to the guest:
+# e.g. a long run
 #   CHECK_STEPS="uverbs-fuzz lifecycle" SWROCE_FUZZ_SECONDS=600 \
 #   SWROCE_LIFECYCLE_ITERS=100 CHECK_TIMEOUT=14400 make check
 
@@ -30,6 +34,19 @@ start=$(date +%s)
 say() { echo "check: $*"; }
 
 tools/deps.sh || { say "make deps failed"; echo "0 passed, 1 failed"; exit 1; }
+
+hogs=${CHECK_HOGS:-0}
+case $hogs in
+''|*[!0-9]*) say "CHECK_HOGS wants a number, got '$hogs'"; exit 2 ;;
+esac
+if [ "$hogs" -gt 0 ]; then
+	# --timeout: gone by itself should this script be killed before
+	# its trap runs.
+	stress-ng --cpu "$hogs" --timeout 4h --quiet &
+	hog_pid=$!
+	trap 'kill "$hog_pid" 2>/dev/null; wait "$hog_pid" 2>/dev/null' EXIT
+	say "$hogs CPU hogs on the host for the whole run (stress-ng, pid $hog_pid)"
+fi
 
 mkdir -p "$results"
 rm -f "$results"/*.tap
@@ -65,8 +82,8 @@ for s in $kernels; do
 		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
-	tmo=1500
-	[ "$s" != debug ] || tmo=6000
+	tmo=3600
+	[ "$s" != debug ] || tmo=14400
 	say "guest $kver"
 	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
 	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
@@ -124,6 +141,7 @@ if [ ${#failures[@]} -gt 0 ]; then
 	printf '  %s\n' "${failures[@]}"
 fi
 say "kernels: $(for s in $kernels; do tools/kernels.sh installed "$s" 2>/dev/null; done | tr '\n' ' ')"
+[ "$hogs" -gt 0 ] && say "ran with $hogs CPU hogs on the host (CHECK_HOGS)"
 say "$skip skipped, $xfail expected failures, $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

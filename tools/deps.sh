@@ -22,6 +22,8 @@ packages=(
 	python3-pyverbs infiniband-diags
 	# make bench: the TCP reference and the plots
 	iperf3 gnuplot-nox
+	# make check-loaded (CHECK_HOGS): CPU hogs on the host
+	stress-ng
 )
 
 missing=()
