@@ -130,7 +130,10 @@ enum swr_counter {
 	SWR_CNT_RX_DROP_QKEY,	/* UD: Q_Key mismatch */
 	SWR_CNT_RX_DROP_NO_RECV, /* UD: no receive WQE posted */
 	SWR_CNT_RX_DROP_NOMEM,	/* no memory to take the packet in */
-	/* RC: a READ/atomic "duplicate" no responder resource matches */
+	/*
+	 * RC: READ/atomic "duplicates" no responder resource matches,
+	 * answered by silence (not in rx_dropped: swr_wire_resp.c)
+	 */
 	SWR_CNT_RX_DROP_DUP_BAD,
 	SWR_NUM_COUNTERS
 };

@@ -43,8 +43,11 @@
  * READ must ask for the rest of the very range the original asked for
  * (same rkey, the address and length moved by whole packets), and its
  * responses are sent again from there; an atomic gets its saved result.
- * Anything else is dropped (rx_drop_dup_bad): a forged "duplicate" cannot
- * pick a new address, key or length, nor execute twice.
+ * Anything else gets no answer (rx_drop_dup_bad): a forged "duplicate"
+ * cannot pick a new address, key or length, nor execute twice. A late
+ * duplicate of a request whose resource was reused meets the same silence
+ * (its requester has its answer already), so these are not counted in
+ * rx_dropped, which stays the packets the device could not take.
  */
 #include <linux/ktime.h>
 #include <linux/skbuff.h>
@@ -339,7 +342,7 @@ static void swr_wire_dup_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	swr_wire_rd_answer(qp, p, rd);
 	return;
 drop:
-	swr_rx_drop(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
+	swr_count(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
 }
 
 static void swr_wire_dup_atomic(struct swr_qp *qp,
@@ -350,7 +353,7 @@ static void swr_wire_dup_atomic(struct swr_qp *qp,
 						  q->rx->psn);
 
 	if (!rd || rd->kind != SWR_RD_ATOMIC || rd->psn != q->rx->psn) {
-		swr_rx_drop(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
+		swr_count(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
 		return;
 	}
 	rd->next = 0;

@@ -1335,7 +1335,7 @@ int main(void)
 	    "rx_drop_qkey rose (%lld; %llu sent with a wrong Q_Key)", d[4],
 	    n_qkey);
 	swr_tap(d[5] > 0, "rx_drop_no_recv rose (%lld)", d[5]);
-	swr_tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6] + d[9],
+	swr_tap(d[7] == d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6],
 	    "rx_dropped is the sum of the rx_drop_* counters");
 	swr_tap(d[8] > 0 && d[7] >= (long long)(n_icrc + n_pkey + n_ver + n_ihl +
 					    n_noqp),
