@@ -391,7 +391,7 @@ int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 	return 0;
 }
 
-static u64 swr_sge_total(const struct swroce_sge *sge, u32 num)
+u64 swr_sge_total(const struct swroce_sge *sge, u32 num)
 {
 	u64 total = 0;
 	u32 i;
@@ -1395,13 +1395,14 @@ static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
 
 /* An RC/UC WQE to a foreign GID goes to the wire's window (swr_wire.c). */
 static enum swr_verdict swr_exec_rc_uc_wire(struct swr_qp *qp,
+					    const struct swr_req_view *v,
 					    struct swr_send_wqe *w, u64 len,
 					    int laccess)
 {
 	u32 nl = 0;
 	int err;
 
-	if (swr_wire_check_len(qp, w->hdr.opcode, len)) {
+	if (swr_wire_too_long(w->hdr.opcode, len, v->mtu)) {
 		swr_req_complete(qp, w, IB_WC_LOC_LEN_ERR, 0);
 		return SWR_DONE;
 	}
@@ -1520,7 +1521,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	/* One GID table lookup per WQE: it takes the table's lock. */
 	if (!swr_gid_is_local(sdev, &v->dgid)) {
 		if (swr_net_on_wire(sdev))
-			return swr_exec_rc_uc_wire(qp, w, len, laccess);
+			return swr_exec_rc_uc_wire(qp, v, w, len, laccess);
 		/* Not on the wire (the port is taken): nobody answers. */
 		if (!rc) {
 			swr_req_complete(qp, w, IB_WC_SUCCESS, len);

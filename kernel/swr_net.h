@@ -135,10 +135,10 @@ void swr_wire_poll(struct swr_qp *qp);
  */
 void swr_wire_resp_tx(struct swr_qp *qp);
 /*
- * -EMSGSIZE when an RC/UC WQE of @opcode and @len bytes cannot go on the
- * wire (a READ taking more than SWR_WIRE_PSN_SPAN PSNs), else 0.
+ * Whether an RC/UC WQE of @opcode and @len bytes cannot go on the wire at
+ * path MTU @mtu (bytes): a READ taking more than SWR_WIRE_PSN_SPAN PSNs.
  */
-int swr_wire_check_len(struct swr_qp *qp, u8 opcode, u64 len);
+bool swr_wire_too_long(u8 opcode, u64 len, u32 mtu);
 bool swr_wire_has_work(struct swr_qp *qp, u64 now);
 int swr_wire_flush(struct swr_qp *qp);
 bool swr_wire_idle(struct swr_qp *qp);
@@ -167,6 +167,7 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
 int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out);
+u64 swr_sge_total(const struct swroce_sge *sge, u32 num);
 void swr_segs_put(struct swr_seg *seg, u32 n);
 int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 		 u32 num, u64 need, int access, struct swr_seg *seg, u32 *n);

@@ -184,14 +184,10 @@ static u32 swr_wire_npkts(u8 opcode, u64 len, u32 mtu)
 	}
 }
 
-int swr_wire_check_len(struct swr_qp *qp, u8 opcode, u64 len)
+bool swr_wire_too_long(u8 opcode, u64 len, u32 mtu)
 {
-	struct swr_wire_path p;
-
-	if (opcode != SWROCE_WR_RDMA_READ || swr_wire_path(qp, &p))
-		return 0;
-	return swr_wire_npkts(opcode, len, p.mtu) > SWR_WIRE_PSN_SPAN ?
-	       -EMSGSIZE : 0;
+	return opcode == SWROCE_WR_RDMA_READ &&
+	       swr_wire_npkts(opcode, len, mtu) > SWR_WIRE_PSN_SPAN;
 }
 
 bool swr_wire_submit(struct swr_qp *qp, u64 len)

@@ -409,16 +409,6 @@ static int swr_wire_place_recv(struct swr_qp *qp, const u8 *data, u32 len)
 	return err ? -EMSGSIZE : 0;
 }
 
-static u64 swr_wire_sge_total(const struct swr_recv_wqe *rwqe)
-{
-	u64 t = 0;
-	u32 i;
-
-	for (i = 0; i < rwqe->num_sge; i++)
-		t += rwqe->sge[i].length;
-	return t;
-}
-
 /* Complete the receive WQE of the message that just ended. */
 static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
 			       enum ib_wc_status st, u8 wc_op, u32 byte_len,
@@ -484,7 +474,7 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		qp->resp.rwqe_offset = 0;
 	}
 	if (qp->resp.rwqe_offset + (u64)rx->paylen >
-	    swr_wire_sge_total(&qp->resp.rwqe)) {
+	    swr_sge_total(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge)) {
 		swr_wire_recv_done(qp, p, IB_WC_LOC_LEN_ERR, SWR_WC_RECV, 0, 0,
 				   0, false);
 		q->nak = SWR_AETH_NAK_INV_REQ;
