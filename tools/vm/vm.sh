@@ -250,7 +250,14 @@ fi
 
 # quiet: fewer console bytes under TCG; guest-init raises the console level
 # for the command, and dumps the whole dmesg at the end anyway.
-append="console=ttyS0 panic=-1 quiet loglevel=4 vm_work=$TOP vm_run=$run ${VM_APPEND:-}"
+# tsc=reliable: on a busy host the clocksource watchdog sees the TCG TSC
+# skew against the HPET, marks it unstable and flips the sched_clock static
+# key.  That live-patches kernel text while the other vCPU runs it, and
+# TCG (QEMU 7.2) then crashes the guest with an "Oops: int3" or a double
+# fault at a patched site.  The TCG TSC follows the host clock and is the
+# same on both vCPUs, so telling the kernel it is reliable is true here.
+append="console=ttyS0 panic=-1 quiet loglevel=4 tsc=reliable"
+append+=" vm_work=$TOP vm_run=$run ${VM_APPEND:-}"
 # a kernel from outside /boot: the guest bind-mounts its modules from there
 [ "$kroot" = / ] || append+=" vm_modroot=$kroot"
 if [ "$interactive" = 1 ]; then
