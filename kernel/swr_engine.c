@@ -1014,6 +1014,16 @@ static void swr_resp_fail(struct swr_qp *dst, struct swr_answer *a,
 	swr_qp_set_error(dst, false);
 }
 
+/* The swr_mr_atomic() operation of an atomic work request's opcode. */
+static enum swr_atomic_kind swr_atomic_kind(u8 opcode)
+{
+	if (opcode == SWROCE_WR_ATOMIC_CMP_AND_SWP)
+		return SWR_ATOMIC_CMP_SWAP;
+	if (opcode == SWROCE_WR_ATOMIC_FETCH_AND_ADD)
+		return SWR_ATOMIC_FETCH_ADD;
+	return SWR_ATOMIC_WRITE;
+}
+
 /*
  * The responder for RC/UC, step 1 of 3 (dst->resp_lock held): check @w,
  * sent by @qp, against @dst (referenced), consume a receive WQE, look up
@@ -1032,7 +1042,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	u8 opc = w->hdr.opcode;
 	struct swr_resp_view rv;
 	struct swr_mr *mr;
-	u64 raddr, *p;
+	u64 raddr;
 	int access, err;
 
 	a->status = IB_WC_SUCCESS;
@@ -1153,25 +1163,13 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			a->status = IB_WC_REM_ACCESS_ERR;
 			break;
 		}
-		p = swr_mr_map_atomic(mr, raddr);
-		if (IS_ERR(p)) {
-			swr_mr_put(mr);
+		if (swr_mr_atomic(mr, raddr, swr_atomic_kind(opc),
+				  w->hdr.atomic.compare_add,
+				  opc == SWROCE_WR_ATOMIC_CMP_AND_SWP ?
+				  w->hdr.atomic.swap : w->hdr.atomic.compare_add,
+				  &a->read_orig))
 			/* Misaligned: an invalid request (rxe: class C). */
 			a->status = IB_WC_REM_INV_REQ_ERR;
-			break;
-		}
-		/* User space may access the same word concurrently. */
-		if (opc == SWROCE_WR_ATOMIC_CMP_AND_SWP)
-			a->read_orig = atomic64_cmpxchg((atomic64_t *)p,
-							w->hdr.atomic.compare_add,
-							w->hdr.atomic.swap);
-		else if (opc == SWROCE_WR_ATOMIC_FETCH_AND_ADD)
-			a->read_orig = atomic64_fetch_add(w->hdr.atomic.compare_add,
-							  (atomic64_t *)p);
-		else
-			atomic64_set((atomic64_t *)p,
-				     w->hdr.atomic.compare_add);
-		swr_mr_unmap_atomic(mr, p);
 		swr_mr_put(mr);
 		break;
 	}

@@ -871,25 +871,34 @@ int swr_mr_copy(struct swr_mr *mr, u64 iova, void *buf, u64 len,
 	return swr_mr_walk(mr, iova, len, swr_copy_chunk, &c);
 }
 
-u64 *swr_mr_map_atomic(struct swr_mr *mr, u64 iova)
+int swr_mr_atomic(struct swr_mr *mr, u64 iova, enum swr_atomic_kind kind,
+		  u64 compare, u64 value, u64 *orig)
 {
 	u64 n = sizeof(u64);
-	void *kaddr;
+	atomic64_t *p;
 
 	if (!IS_ALIGNED(iova, sizeof(u64)))
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (!swr_range_ok(mr->iova, mr->length, iova, sizeof(u64)))
-		return ERR_PTR(-ERANGE);
-	kaddr = swr_mr_map_chunk(mr, iova, &n);
+		return -ERANGE;
+	p = swr_mr_map_chunk(mr, iova, &n);
 	/* A zero-based FRMR may place an aligned iova at an odd address. */
-	if (n < sizeof(u64) || !IS_ALIGNED((uintptr_t)kaddr, sizeof(u64))) {
-		swr_mr_unmap_chunk(mr, kaddr);
-		return ERR_PTR(-EINVAL);
+	if (n < sizeof(u64) || !IS_ALIGNED((uintptr_t)p, sizeof(u64))) {
+		swr_mr_unmap_chunk(mr, p);
+		return -EINVAL;
 	}
-	return kaddr;
-}
-
-void swr_mr_unmap_atomic(struct swr_mr *mr, u64 *p)
-{
+	switch (kind) {
+	case SWR_ATOMIC_CMP_SWAP:
+		*orig = atomic64_cmpxchg(p, compare, value);
+		break;
+	case SWR_ATOMIC_FETCH_ADD:
+		*orig = atomic64_fetch_add(value, p);
+		break;
+	default:
+		atomic64_set(p, value);
+		*orig = 0;
+		break;
+	}
 	swr_mr_unmap_chunk(mr, p);
+	return 0;
 }

@@ -264,23 +264,31 @@ typedef int (*swr_mr_chunk_fn)(void *kaddr, size_t len, void *ctx);
 int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
 		void *ctx);
 
-/**
- * swr_mr_map_atomic() - map the 8 bytes an atomic operation targets
- * @mr: a referenced MR, looked up with IB_ACCESS_REMOTE_ATOMIC
- * @iova: the target address; must be 8-byte aligned
- *
- * Return: an 8-byte aligned kernel address, to be released with
- * swr_mr_unmap_atomic() (in LIFO order with other kmap_local mappings),
- * or ERR_PTR(-EINVAL) when misaligned, ERR_PTR(-ERANGE) outside the MR.
- */
-u64 *swr_mr_map_atomic(struct swr_mr *mr, u64 iova);
+/* What swr_mr_atomic() does to the target word. */
+enum swr_atomic_kind {
+	SWR_ATOMIC_CMP_SWAP,	/* if (*p == @compare) *p = @value */
+	SWR_ATOMIC_FETCH_ADD,	/* *p += @value */
+	SWR_ATOMIC_WRITE,	/* *p = @value (IBTA 1.5 ATOMIC_WRITE) */
+};
 
 /**
- * swr_mr_unmap_atomic() - release what swr_mr_map_atomic() returned
- * @mr: the MR
- * @p: the address
+ * swr_mr_atomic() - execute one 8-byte atomic operation on an MR's memory
+ * @mr: a referenced MR, looked up with the access the operation needs
+ * @iova: the target address; must be 8-byte aligned
+ * @kind: the operation
+ * @compare: the compare operand of SWR_ATOMIC_CMP_SWAP, else unused
+ * @value: the swap, add or write operand
+ * @orig: set to the word's value before the operation (0 for a write)
+ *
+ * The word is updated with a locked instruction, because user space may
+ * access it at the same time. The local and the wire responder both come
+ * here, so that both execute atomics the same way.
+ *
+ * Return: 0, -EINVAL when the address is misaligned (an invalid request),
+ * -ERANGE when it lies outside the MR.
  */
-void swr_mr_unmap_atomic(struct swr_mr *mr, u64 *p);
+int swr_mr_atomic(struct swr_mr *mr, u64 iova, enum swr_atomic_kind kind,
+		  u64 compare, u64 value, u64 *orig);
 
 /**
  * swr_mr_fast_reg() - execute an IB_WR_REG_MR work request

@@ -518,7 +518,7 @@ static u8 swr_wire_write_data(struct swr_qp *qp, const struct swr_rx *rx,
 			      u8 op)
 {
 	struct swr_wire_resp *ws = &qp->wire->resp;
-	u64 va = ws->wr_va, *w64;
+	u64 va = ws->wr_va, orig;
 	struct swr_mr *mr;
 	int err = 0;
 
@@ -528,14 +528,11 @@ static u8 swr_wire_write_data(struct swr_qp *qp, const struct swr_rx *rx,
 	if (IS_ERR(mr))
 		return SWR_AETH_NAK_REM_ACC;
 	if (op == SWR_OP_ATOMIC_WRITE) {
-		w64 = swr_mr_map_atomic(mr, va);
-		if (IS_ERR(w64)) {
+		if (swr_mr_atomic(mr, va, SWR_ATOMIC_WRITE, 0,
+				  get_unaligned_be64(rx->payload), &orig)) {
 			swr_mr_put(mr);
 			return SWR_AETH_NAK_INV_REQ;
 		}
-		atomic64_set((atomic64_t *)w64,
-			     get_unaligned_be64(rx->payload));
-		swr_mr_unmap_atomic(mr, w64);
 	} else {
 		err = swr_mr_copy(mr, va, (void *)rx->payload, rx->paylen,
 				  SWR_COPY_TO_MR);
@@ -668,9 +665,10 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 {
 	struct swr_wire_resp *ws = &qp->wire->resp;
 	const struct swr_atmeth *atm = q->atm;
-	u64 va = be64_to_cpu(atm->va), orig, *w64;
+	u64 va = be64_to_cpu(atm->va), orig;
 	struct swr_wire_rd *rd;
 	struct swr_mr *mr;
+	int err;
 
 	if (!(p->access & IB_ACCESS_REMOTE_ATOMIC)) {
 		q->nak = SWR_AETH_NAK_INV_REQ;
@@ -683,21 +681,15 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 		q->nak = SWR_AETH_NAK_REM_ACC;
 		return;
 	}
-	w64 = swr_mr_map_atomic(mr, va);
-	if (IS_ERR(w64)) {
-		swr_mr_put(mr);
+	err = swr_mr_atomic(mr, va, q->op == SWR_OP_CMP_SWAP ?
+			    SWR_ATOMIC_CMP_SWAP : SWR_ATOMIC_FETCH_ADD,
+			    be64_to_cpu(atm->comp), be64_to_cpu(atm->swap_add),
+			    &orig);
+	swr_mr_put(mr);
+	if (err) {
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return;
 	}
-	if (q->op == SWR_OP_CMP_SWAP)
-		orig = atomic64_cmpxchg((atomic64_t *)w64,
-					be64_to_cpu(atm->comp),
-					be64_to_cpu(atm->swap_add));
-	else
-		orig = atomic64_fetch_add(be64_to_cpu(atm->swap_add),
-					  (atomic64_t *)w64);
-	swr_mr_unmap_atomic(mr, w64);
-	swr_mr_put(mr);
 	ws->msn++;
 	rd = swr_wire_rd_take(ws, p);
 	rd->kind = SWR_RD_ATOMIC;
