@@ -10,6 +10,7 @@
  * swr_dealloc_driver() exactly once.
  */
 #include <linux/if_vlan.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -22,6 +23,9 @@
 #include "swr_mr.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+
+/* The lockdep class of every device's qp_xa lock (swr_newlink()). */
+static struct lock_class_key swr_qp_xa_key;
 
 /*
  * Every swr_dev that has been created and not yet freed, so that module
@@ -270,8 +274,14 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	ida_init(&sdev->pd_ida);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1);
-	/* Irq-safe: swr_qp_get() may run in any context (swr.h). */
+	/*
+	 * Irq-safe: swr_qp_get() may run in any context (swr.h). A class of
+	 * its own for lockdep: the xa_lock of every xarray initialised in
+	 * one file shares one, and the AH and counter xarrays are taken
+	 * with softirqs on.
+	 */
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&sdev->qp_xa.xa_lock, &swr_qp_xa_key);
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	sdev->ring_bytes_max = SWR_RING_BYTES_MAX;

@@ -223,6 +223,7 @@ struct swr_wire_req {
 	u32 unacked;		/* packets since the last AckReq */
 	u32 nak_psn;		/* PSN of the last sequence NAK acted on */
 	bool nak_seen;		/* nak_psn valid: no timeout since */
+	bool inflight_full;	/* SWR_WIRE_INFLIGHT out: wait for answers */
 	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
 	u8 retry_left;

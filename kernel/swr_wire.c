@@ -151,6 +151,23 @@ struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp)
 	return w;
 }
 
+/*
+ * The oldest PSN the requester still waits for (an entry is pending): in
+ * the head entry, a READ's first response not placed, an atomic's request,
+ * or the first PSN of a SEND or WRITE that the responder has not
+ * acknowledged.
+ */
+static u32 swr_wire_base_psn(struct swr_wire_req *wr)
+{
+	struct swr_wire_ent *e = swr_wire_ent(wr, wr->head);
+
+	if (swr_wire_is_rd_atomic(e->wqe.hdr.opcode))
+		return (e->first_psn + e->rd_next) & SWR_PSN_MASK;
+	if (swr_psn_diff(wr->acked_psn, e->first_psn) > 0)
+		return wr->acked_psn;
+	return e->first_psn;
+}
+
 bool swr_wire_idle(struct swr_qp *qp)
 {
 	struct swr_wire_qp *w = READ_ONCE(qp->wire);
@@ -414,6 +431,25 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 		swr_wire_retire(qp, IB_WC_SUCCESS);
 }
 
+/*
+ * RC: may packet wr->sent of @e (the READ request from rd_next) not go
+ * out yet, SWR_WIRE_INFLIGHT PSNs being out? The last one that may asks
+ * for an ACK, so that the answer that opens the window again comes.
+ */
+static bool swr_wire_inflight_full(struct swr_wire_req *wr,
+				   const struct swr_wire_ent *e)
+{
+	u32 k = e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ ?
+		min(e->rd_next, e->npkts - 1) : wr->sent;
+	int out = swr_psn_diff(e->first_psn + k, swr_wire_base_psn(wr));
+
+	if (out >= SWR_WIRE_INFLIGHT)
+		return true;
+	if (out == SWR_WIRE_INFLIGHT - 1)
+		wr->unacked = SWR_WIRE_ACK_EVERY;
+	return false;
+}
+
 /* Send what is pending, up to a burst. */
 static void swr_wire_send_pending(struct swr_qp *qp,
 				  const struct swr_wire_path *p)
@@ -425,6 +461,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 	int burst = SWR_WIRE_BURST;
 	bool sent = false;
 
+	WRITE_ONCE(wr->inflight_full, false);
 	while (wr->send != wr->tail && burst-- > 0) {
 		e = swr_wire_ent(wr, wr->send);
 		if (e->done) {
@@ -441,6 +478,11 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			if (swr_psn_diff(e->first_psn + e->npkts - 1,
 					 wr->acked_psn) < 0)
 				wr->sent = e->npkts - 1;
+		}
+		if (rc && swr_wire_inflight_full(wr, e)) {
+			/* An answer or the timer clears it (has_work). */
+			WRITE_ONCE(wr->inflight_full, true);
+			break;
 		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
 		if (st != IB_WC_SUCCESS) {
@@ -899,7 +941,8 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 	t = READ_ONCE(wr->rnr_until);
 	if (t)
 		return now >= t;
-	if (READ_ONCE(wr->send) != READ_ONCE(wr->tail))
+	if (READ_ONCE(wr->send) != READ_ONCE(wr->tail) &&
+	    !READ_ONCE(wr->inflight_full))
 		return true;
 	t = READ_ONCE(wr->deadline);
 	return t && now >= t;

@@ -22,6 +22,15 @@
  */
 #define SWR_WIRE_PSN_SPAN	BIT(22)
 
+/*
+ * PSNs an RC requester has out at most, counted from the oldest one it
+ * still waits for (swr_wire_base_psn()). A message of any length streams
+ * as its ACKs come back, and the PSNs in flight stay far inside the 2^23
+ * that 24-bit serial arithmetic orders (a 2 GiB WRITE at MTU 256 takes
+ * 2^23 PSNs). A multiple of SWR_WIRE_ACK_EVERY; 64 MiB at MTU 4096.
+ */
+#define SWR_WIRE_INFLIGHT	BIT(14)
+
 /* Packets one turn of the requester or the responder sends at most. */
 #define SWR_WIRE_BURST		64
 

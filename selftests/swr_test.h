@@ -49,6 +49,18 @@ static inline int swr_read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* Port counter @name (sysfs hw_counters) of RDMA device @dev, or -1. */
+static inline long long swr_port_counter(const char *dev, const char *name)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	if (swr_read_line(path, buf, sizeof(buf)) || !buf[0])
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
 static inline int swr_ibdev_attr(const char *attr, char *buf, size_t len)
 {
 	char path[256];

@@ -123,20 +123,7 @@ static int read_counter(uint32_t qpn, struct qp_counter *c)
 /* A port counter from sysfs hw_counters, or -1. */
 static long port_counter(const char *name)
 {
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 swr_test_dev(), name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return swr_port_counter(swr_test_dev(), name);
 }
 
 static void port_snapshot(long *v)

@@ -3,7 +3,9 @@
  * RC over the wire between two devices: SEND, WRITE (with immediate),
  * READ and atomics, in both directions, messages of 1 byte to 256 KiB
  * (many packets), every byte checked and the bytes around each transfer
- * untouched; an RNR wait that resolves; a bad rkey failing remotely.
+ * untouched; an RNR wait that resolves; a bad rkey failing remotely; an
+ * 8 MiB WRITE and READ at MTU 256, and the bound on the PSNs a requester
+ * has out when no ACK comes.
  *
  * The devices come from SWR_WIRE_A and SWR_WIRE_B (swroce in one network
  * namespace, rxe or a second swroce in another: selftests/swroce_wire.sh
@@ -87,8 +89,12 @@ static void wend_close(struct wend *e)
 		ibv_close_device(e->ctx);
 }
 
-/* @e's QP to RTS towards @r. */
-static int wend_connect(struct wend *e, const struct wend *r)
+/*
+ * @e's QP to RTS towards QPN @dqpn at @r's GID, with path MTU @mtu and
+ * local ACK timeout @timeout.
+ */
+static int wend_connect_to(struct wend *e, const struct wend *r,
+			   uint32_t dqpn, enum ibv_mtu mtu, uint8_t timeout)
 {
 	struct ibv_qp_attr a;
 	int ret;
@@ -103,8 +109,8 @@ static int wend_connect(struct wend *e, const struct wend *r)
 		return -ret;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = e->mtu < r->mtu ? e->mtu : r->mtu;
-	a.dest_qp_num = r->qp->qp_num;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dqpn;
 	a.rq_psn = 0xfffff0;	/* the PSNs wrap during the test */
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = r->gid;
@@ -122,7 +128,7 @@ static int wend_connect(struct wend *e, const struct wend *r)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0xfffff0;
-	a.timeout = 14;
+	a.timeout = timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
@@ -130,6 +136,13 @@ static int wend_connect(struct wend *e, const struct wend *r)
 			    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 	return -ret;
+}
+
+/* @e's QP to RTS towards @r's. */
+static int wend_connect(struct wend *e, const struct wend *r)
+{
+	return wend_connect_to(e, r, r->qp->qp_num,
+			       e->mtu < r->mtu ? e->mtu : r->mtu, 14);
 }
 
 FIXTURE(wire) {
@@ -448,6 +461,121 @@ TEST_F(wire, sqd_drained_after_acks)
 	for (i = n + later; i < 8; i++)
 		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, wc));
 	EXPECT_EQ(-1, swr_check(s->buf, 8 * 65536, 9));
+}
+
+/* In-flight PSNs ------------------------------------------------------------ */
+
+/* kernel/swr_wire.h: SWR_WIRE_INFLIGHT, what an RC requester has out. */
+#define INFLIGHT	16384
+#define BIGSZ		(8u << 20)	/* 32768 packets at MTU 256 */
+
+/* A buffer of BIGSZ on @e, registered: 0 or -errno. */
+static int big_region(struct wend *e, uint8_t **buf, struct ibv_mr **mr)
+{
+	*buf = mmap(NULL, BIGSZ, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED)
+		return -errno;
+	*mr = ibv_reg_mr(e->pd, *buf, BIGSZ, SWR_ALL_ACCESS);
+	return *mr ? 0 : -errno;
+}
+
+/*
+ * A WRITE of 32768 packets to a QPN nobody has, so that no ACK ever comes:
+ * device A sends INFLIGHT packets, then waits (until its 68 s timeout)
+ * instead of streaming PSNs past the range serial arithmetic orders.
+ */
+TEST_F(wire, inflight_bounded_without_acks)
+{
+	const char *dev = getenv("SWR_WIRE_A");
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	long long tx0, tx, prev;
+	uint64_t t0, changed;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	uint8_t *buf;
+
+	ASSERT_EQ(0, big_region(&self->a, &buf, &mr));
+	ASSERT_EQ(0, ibv_modify_qp(self->a.qp, &reset, IBV_QP_STATE));
+	ASSERT_EQ(0, wend_connect_to(&self->a, &self->b,
+				     (self->b.qp->qp_num + 0x7777) & 0xffffff,
+				     IBV_MTU_256, 24));
+	tx0 = swr_port_counter(dev, "tx_pkts");
+	ASSERT_LE(0, tx0) TH_LOG("%s has no tx_pkts counter", dev);
+	ASSERT_EQ(0, swr_post_send1(self->a.qp, IBV_WR_RDMA_WRITE, 1, buf,
+				    BIGSZ, mr->lkey, 0x10000, 0x1234,
+				    IBV_SEND_SIGNALED));
+	/* Until nothing has left for 2 s (at most 40 s). */
+	t0 = changed = swr_now_ms();
+	prev = tx0;
+	while (swr_now_ms() - t0 < 40000) {
+		usleep(100000);
+		tx = swr_port_counter(dev, "tx_pkts");
+		if (tx != prev) {
+			prev = tx;
+			changed = swr_now_ms();
+		} else if (tx > tx0 && swr_now_ms() - changed >= 2000) {
+			break;
+		}
+	}
+	tx = prev - tx0;
+	printf("# %s sent %lld packets of 32768 in %.1f s, then waited\n",
+	       dev, tx, (changed - t0) / 1000.0);
+	EXPECT_GE(tx, INFLIGHT) TH_LOG("sent %lld packets", tx);
+	EXPECT_LE(tx, INFLIGHT + 16) TH_LOG("sent %lld packets", tx);
+	EXPECT_EQ(0, ibv_poll_cq(self->a.cq, 1, &wc));
+	ASSERT_EQ(0, ibv_modify_qp(self->a.qp, &reset, IBV_QP_STATE));
+	ibv_dereg_mr(mr);
+	munmap(buf, BIGSZ);
+}
+
+/* One RDMA @op of BIGSZ between @l and @r on @e's QP: its status, or -1. */
+static int big_op(struct wend *e, enum ibv_wr_opcode op, uint8_t *l,
+		  struct ibv_mr *lmr, uint8_t *r, struct ibv_mr *rmr)
+{
+	struct ibv_wc wc;
+
+	if (swr_post_send1(e->qp, op, op, l, BIGSZ, lmr->lkey, (uintptr_t)r,
+			   rmr->rkey, IBV_SEND_SIGNALED))
+		return -1;
+	/* 32768 packets: seconds under TCG, more with KASAN or to rxe. */
+	if (swr_poll_wait(e->cq, &wc, 120000) != 1 || wc.wr_id != op)
+		return -1;
+	return wc.status;
+}
+
+/*
+ * The same WRITE to the real peer streams through the bound as its ACKs
+ * come back: every byte arrives, and a READ of it back is byte-exact.
+ */
+TEST_F(wire, write_beyond_inflight_streams)
+{
+	uint8_t *rbuf, *sbuf;
+	struct ibv_mr *rmr, *smr;
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+
+	ASSERT_EQ(0, big_region(&self->a, &rbuf, &rmr));
+	ASSERT_EQ(0, big_region(&self->b, &sbuf, &smr));
+	/* Both at MTU 256: the READ's responses come at the responder's. */
+	ASSERT_EQ(0, ibv_modify_qp(self->a.qp, &reset, IBV_QP_STATE));
+	ASSERT_EQ(0, ibv_modify_qp(self->b.qp, &reset, IBV_QP_STATE));
+	ASSERT_EQ(0, wend_connect_to(&self->a, &self->b, self->b.qp->qp_num,
+				     IBV_MTU_256, 14));
+	ASSERT_EQ(0, wend_connect_to(&self->b, &self->a, self->a.qp->qp_num,
+				     IBV_MTU_256, 14));
+	swr_fill(rbuf, BIGSZ, 77);
+	memset(sbuf, CANARY, BIGSZ);
+	ASSERT_EQ(IBV_WC_SUCCESS, big_op(&self->a, IBV_WR_RDMA_WRITE, rbuf,
+					 rmr, sbuf, smr));
+	EXPECT_EQ(-1, swr_check(sbuf, BIGSZ, 77));
+	memset(rbuf, 0, BIGSZ);
+	ASSERT_EQ(IBV_WC_SUCCESS, big_op(&self->a, IBV_WR_RDMA_READ, rbuf,
+					 rmr, sbuf, smr));
+	EXPECT_EQ(-1, swr_check(rbuf, BIGSZ, 77));
+	ibv_dereg_mr(rmr);
+	ibv_dereg_mr(smr);
+	munmap(rbuf, BIGSZ);
+	munmap(sbuf, BIGSZ);
 }
 
 TEST_HARNESS_MAIN
