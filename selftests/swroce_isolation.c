@@ -122,18 +122,26 @@ FIXTURE_TEARDOWN(iso)
 
 /* The attacker ------------------------------------------------------------ */
 
-static const enum ibv_wr_opcode rc_ops[] = {
-	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
-	IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
-	IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_CMP_AND_SWP,
+/* Every attack: a transport and the opcode it sends. */
+static const struct attack {
+	enum ibv_qp_type type;
+	enum ibv_wr_opcode op;
+} attacks[] = {
+	{ IBV_QPT_RC, IBV_WR_SEND },
+	{ IBV_QPT_RC, IBV_WR_SEND_WITH_IMM },
+	{ IBV_QPT_RC, IBV_WR_SEND_WITH_INV },
+	{ IBV_QPT_RC, IBV_WR_RDMA_WRITE },
+	{ IBV_QPT_RC, IBV_WR_RDMA_WRITE_WITH_IMM },
+	{ IBV_QPT_RC, IBV_WR_RDMA_READ },
+	{ IBV_QPT_RC, IBV_WR_ATOMIC_FETCH_AND_ADD },
+	{ IBV_QPT_RC, IBV_WR_ATOMIC_CMP_AND_SWP },
+	{ IBV_QPT_UC, IBV_WR_SEND },
+	{ IBV_QPT_UC, IBV_WR_SEND_WITH_IMM },
+	{ IBV_QPT_UC, IBV_WR_RDMA_WRITE },
+	{ IBV_QPT_UC, IBV_WR_RDMA_WRITE_WITH_IMM },
 };
 
-static const enum ibv_wr_opcode uc_ops[] = {
-	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
-	IBV_WR_RDMA_WRITE_WITH_IMM,
-};
-
-#define NATTACKS	(2 * (ARRAY_SIZE(rc_ops) + ARRAY_SIZE(uc_ops)))
+#define NATTACKS	(2 * ARRAY_SIZE(attacks))  /* each at two PSNs */
 
 /*
  * One request of opcode @op from a fresh attacker QP of type @type that
@@ -220,22 +228,18 @@ static int attacker(const struct target *t)
 	if (!mr)
 		return 103;
 	for (k = 0; k < 2; k++) {
-		for (i = 0; i < ARRAY_SIZE(rc_ops); i++) {
-			ret = attack_one(&a, t, IBV_QPT_RC, rc_ops[i],
-					 t->rc_qpn, psns[k], buf, mr);
+		for (i = 0; i < ARRAY_SIZE(attacks); i++) {
+			const struct attack *x = &attacks[i];
+
+			ret = attack_one(&a, t, x->type, x->op,
+					 x->type == IBV_QPT_RC ? t->rc_qpn :
+								 t->uc_qpn,
+					 psns[k], buf, mr);
 			if (ret) {
-				fprintf(stderr, "# rc op %d psn %#x: line %d\n",
-					rc_ops[i], psns[k], ret);
+				fprintf(stderr, "# %s op %d psn %#x: line %d\n",
+					x->type == IBV_QPT_RC ? "rc" : "uc",
+					x->op, psns[k], ret);
 				return 1;
-			}
-		}
-		for (i = 0; i < ARRAY_SIZE(uc_ops); i++) {
-			ret = attack_one(&a, t, IBV_QPT_UC, uc_ops[i],
-					 t->uc_qpn, psns[k], buf, mr);
-			if (ret) {
-				fprintf(stderr, "# uc op %d psn %#x: line %d\n",
-					uc_ops[i], psns[k], ret);
-				return 2;
 			}
 		}
 	}
