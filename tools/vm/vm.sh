@@ -19,6 +19,8 @@
 #   -r MEM      guest memory, as qemu -m takes it (default 2G)
 #   -i          interactive: guest console on this terminal (Ctrl-A x quits)
 #   -e VAR=VAL  export VAR in the guest for CMD (repeatable)
+# Environment: VM_CPU the qemu -cpu model (default max), VM_APPEND more
+# kernel command line.
 # CMD runs in the work tree; its stdout+stderr come out on our stdout.
 # Exit status: CMD's status, or 124 timeout, 125 kernel splat / new taint /
 # guest failure, 1 host-side error, 2 usage.  Messages go to stderr.
@@ -180,7 +182,7 @@ flock -u 9
 # q35 boots ~1 s faster than the default i440fx under TCG: its PCI
 # interrupts need no ACPI link-device setup for the virtio devices.
 qemu_base() {	# $1 = accel; the rest of the machine is the same for all runs
-	echo -machine q35 -accel "$1" -cpu max -smp 2 -m "$mem" -nodefaults -nographic -no-reboot
+	echo -machine q35 -accel "$1" -cpu "${VM_CPU:-max}" -smp 2 -m "$mem" -nodefaults -nographic -no-reboot
 }
 # Host / read-only (multidevs=remap: host / spans several file systems, keep
 # inode numbers unique) and the work tree read-write.  security_model=none:
