@@ -45,13 +45,15 @@ run_pair() {
 	shift 9
 	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
 	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
-	${sns:+ip netns exec "$sns"} timeout $T "$prog" -d "$sdev" "$gopt" "$si" "$@" \
-		>/tmp/swr-wire-srv.log 2>&1 &
+	# stdbuf: line-buffered, so that a run the timeout kills still shows
+	# how far it got
+	${sns:+ip netns exec "$sns"} stdbuf -oL timeout $T "$prog" -d "$sdev" \
+		"$gopt" "$si" "$@" >/tmp/swr-wire-srv.log 2>&1 &
 	spid=$!
 	# the server listens on TCP 18515 once its device is open
 	wait_for 60 listening "$sns"
-	${cns:+ip netns exec "$cns"} timeout $T "$prog" -d "$cdev" "$gopt" "$ci" "$@" "$ip" \
-		>/tmp/swr-wire-cli.log 2>&1
+	${cns:+ip netns exec "$cns"} stdbuf -oL timeout $T "$prog" -d "$cdev" \
+		"$gopt" "$ci" "$@" "$ip" >/tmp/swr-wire-cli.log 2>&1
 	rc=$?
 	wait $spid || rc=1
 	# perftest's client prints a result line: bytes, iterations, ...
