@@ -163,7 +163,7 @@ wire_rc() {
 	local bin log rc
 	bin=$(dirname "$0")/../build/selftests/swroce_wire_rc
 	log=/tmp/swr-wire-rc.log
-	SWR_WIRE_A=$1 SWR_WIRE_B=$2 timeout 300 "$bin" >$log 2>&1
+	SWR_WIRE_A=$1 SWR_WIRE_B=$2 timeout 1200 "$bin" >$log 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || sed 's/^/# /' $log
 	grep -E '^(not )?ok ' $log | sed 's/^/# /'

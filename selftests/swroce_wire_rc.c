@@ -481,11 +481,16 @@ static int big_region(struct wend *e, uint8_t **buf, struct ibv_mr **mr)
 }
 
 /*
+ * The debug kernel sends about 1,000 packets a second: the two tests below
+ * get minutes rather than the harness's default 30 s.
+ */
+
+/*
  * A WRITE of 32768 packets to a QPN nobody has, so that no ACK ever comes:
  * device A sends INFLIGHT packets, then waits (until its 68 s timeout)
  * instead of streaming PSNs past the range serial arithmetic orders.
  */
-TEST_F(wire, inflight_bounded_without_acks)
+TEST_F_TIMEOUT(wire, inflight_bounded_without_acks, 120)
 {
 	const char *dev = getenv("SWR_WIRE_A");
 	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
@@ -548,7 +553,7 @@ static int big_op(struct wend *e, enum ibv_wr_opcode op, uint8_t *l,
  * The same WRITE to the real peer streams through the bound as its ACKs
  * come back: every byte arrives, and a READ of it back is byte-exact.
  */
-TEST_F(wire, write_beyond_inflight_streams)
+TEST_F_TIMEOUT(wire, write_beyond_inflight_streams, 600)
 {
 	uint8_t *rbuf, *sbuf;
 	struct ibv_mr *rmr, *smr;
