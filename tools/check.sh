@@ -51,6 +51,9 @@ fi
 mkdir -p "$results"
 rm -f "$results"/*.tap
 kernels=${CHECK_KERNELS:-$(tools/kernels.sh series)}
+# The guests of this run: only their results are counted, not those an
+# earlier run left for other kernels.
+ran=()
 # The debug kernel is built (once per machine) before anything else.
 debug_ver=
 if [[ " $kernels " == *" debug "* ]]; then
@@ -80,6 +83,7 @@ tools/lint.sh | tee "$results/lint.tap"
 for s in $kernels; do
 	kver=$(tools/kernels.sh installed "$s") || {
 		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
+	ran+=("$kver")
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
 	tmo=3600
@@ -124,7 +128,10 @@ while IFS= read -r -d '' f; do
 			pass=$((pass + 1)) ;;
 		esac
 	done <"$f"
-done < <(find "$results" -name '*.tap' -print0 | sort -z)
+done < <({ find "$results" -maxdepth 1 -name '*.tap' -print0
+	     for d in "${ran[@]}"; do
+		     find "$results/$d" -name '*.tap' -print0
+	     done; } | sort -z)
 
 echo
 if [ ${#skips[@]} -gt 0 ]; then
