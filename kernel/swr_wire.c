@@ -313,6 +313,17 @@ static u8 swr_wire_req_opcode(const struct swr_wire_ent *e, u32 k,
 	return op;
 }
 
+/*
+ * The packet of @e that goes out when @sent of its packets are: a READ
+ * asks again only for the responses not yet placed.
+ */
+static u32 swr_wire_pkt_index(const struct swr_wire_ent *e, u32 sent)
+{
+	if (e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ)
+		return min(e->rd_next, e->npkts - 1);
+	return sent;
+}
+
 /* Send packet @k of @e. 0, or a local error status for the WQE. */
 static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 					   const struct swr_wire_path *p,
@@ -329,11 +340,9 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	u64 off;
 	u8 *x;
 
-	/* A READ asks again only for the responses not yet placed. */
-	if (h->opcode == SWROCE_WR_RDMA_READ) {
-		k = min(e->rd_next, e->npkts - 1);
+	k = swr_wire_pkt_index(e, k);
+	if (h->opcode == SWROCE_WR_RDMA_READ)
 		span = e->npkts - k;
-	}
 	off = (u64)k * p->mtu;
 	psn = (e->first_psn + k) & SWR_PSN_MASK;
 	if (swr_psn_diff(psn, wr->sent_hi) < 0)
@@ -439,8 +448,7 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 static bool swr_wire_inflight_full(struct swr_wire_req *wr,
 				   const struct swr_wire_ent *e)
 {
-	u32 k = e->wqe.hdr.opcode == SWROCE_WR_RDMA_READ ?
-		min(e->rd_next, e->npkts - 1) : wr->sent;
+	u32 k = swr_wire_pkt_index(e, wr->sent);
 	int out = swr_psn_diff(e->first_psn + k, swr_wire_base_psn(wr));
 
 	if (out >= SWR_WIRE_INFLIGHT)

@@ -78,16 +78,13 @@ static inline int swr_ibdev_attr(const char *attr, char *buf, size_t len)
 static inline int swr_counters(const char *const *names, long long *v,
 			       int n)
 {
-	char attr[128], buf[32];
 	int i;
 
 	usleep(20000);
 	for (i = 0; i < n; i++) {
-		snprintf(attr, sizeof(attr), "ports/1/hw_counters/%s",
-			 names[i]);
-		if (swr_ibdev_attr(attr, buf, sizeof(buf)))
+		v[i] = swr_port_counter(swr_test_dev(), names[i]);
+		if (v[i] < 0)
 			return -1;
-		v[i] = strtoll(buf, NULL, 10);
 	}
 	return 0;
 }
