@@ -203,29 +203,46 @@ static void read_counters(struct counters *c)
 	c->completions = v[4];
 }
 
+/*
+ * A stream must not ring. Up to STREAM_TRIALS streams: the guest's vCPUs
+ * are host threads, and a host busy with other guests can stall this
+ * process, or put the poller and it on one vCPU, for long enough that the
+ * poller rightly sleeps (the latency policy) and the next posts ring. A
+ * driver that rings per post, or per thousand posts, fails every trial;
+ * one that keeps to the bound passes the first unless the host interfered.
+ */
+#define STREAM_TRIALS	3
+
 TEST_F_TIMEOUT(fp, no_doorbell_while_streaming, 900)
 {
-	long n = stream_ops();
+	long n = stream_ops(), db = 0, wk = 0;
 	struct counters a, b;
 	const char *why = "";
 	uint64_t t0, ms;
+	int trial;
 
 	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, STREAM_IDLE_US));
-	/* The first posts may find the poller asleep: that is the warm-up. */
-	ASSERT_EQ(0, stream(&self->f, WARMUP, &why)) TH_LOG("%s", why);
-	read_counters(&a);
-	ASSERT_LE(0, a.doorbells);
-	t0 = swr_now_ms();
-	ASSERT_EQ(0, stream(&self->f, n, &why)) TH_LOG("%s", why);
-	ms = swr_now_ms() - t0;
-	read_counters(&b);
-	TH_LOG("%ld writes in %llu ms; doorbells +%lld, wakeups +%lld, sleeps +%lld",
-	       n, (unsigned long long)ms, b.doorbells - a.doorbells,
-	       b.wakeups - a.wakeups, b.sleeps - a.sleeps);
-	EXPECT_GE(db_bound(n), b.doorbells - a.doorbells);
-	EXPECT_GE(db_bound(n), b.wakeups - a.wakeups);
-	EXPECT_EQ(n, b.consumed - a.consumed);
-	EXPECT_EQ(n, b.completions - a.completions);
+	for (trial = 1; trial <= STREAM_TRIALS; trial++) {
+		/* The first posts may find the poller asleep: the warm-up. */
+		ASSERT_EQ(0, stream(&self->f, WARMUP, &why)) TH_LOG("%s", why);
+		read_counters(&a);
+		ASSERT_LE(0, a.doorbells);
+		t0 = swr_now_ms();
+		ASSERT_EQ(0, stream(&self->f, n, &why)) TH_LOG("%s", why);
+		ms = swr_now_ms() - t0;
+		read_counters(&b);
+		db = b.doorbells - a.doorbells;
+		wk = b.wakeups - a.wakeups;
+		TH_LOG("trial %d: %ld writes in %llu ms; doorbells +%ld, wakeups +%ld, sleeps +%lld",
+		       trial, n, (unsigned long long)ms, db, wk,
+		       b.sleeps - a.sleeps);
+		ASSERT_EQ(n, b.consumed - a.consumed);
+		ASSERT_EQ(n, b.completions - a.completions);
+		if (db <= db_bound(n) && wk <= db_bound(n))
+			break;
+	}
+	EXPECT_GE(db_bound(n), db);
+	EXPECT_GE(db_bound(n), wk);
 }
 
 /* One row of `strace -c`: the call count of @name ("total" for all). */

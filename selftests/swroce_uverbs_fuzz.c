@@ -19,8 +19,6 @@
  * new one; a worker whose device vanished (the driving script removes it,
  * selftests/swroce_uverbs_fuzz.sh) opens it again once it is back.
  *
- * -m keeps multicast LIDs 0, to look past a known bug (see usage()).
- *
  * Seeds: -s SEED seeds the run; worker n gets fz_mix(SEED + n) and its
  * thread i fz_mix(worker seed ^ i), all printed. -r WORKER_SEED runs one
  * worker with that seed in the foreground, without kills, to reproduce.
@@ -754,14 +752,11 @@ out:
 	un(a);
 }
 
-/* -m: multicast attachments with LID 0 only (see the usage text) */
-static bool mcast_lid0;
-
 static void op_mcast(void)
 {
 	struct slot *x = rd(W.qp, N_QP);
 	union ibv_gid g;
-	uint16_t lid = pct(90) || mcast_lid0 ? 0 : (uint16_t)rnd64();
+	uint16_t lid = pct(90) ? 0 : (uint16_t)rnd64();
 
 	if (!x)
 		return;
@@ -1471,11 +1466,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: swroce_uverbs_fuzz [-t SECONDS] [-s SEED] [-w WORKERS]\n"
-		"       [-j THREADS] [-k KILL_MS] [-d DEV[,DEV...]] [-r WORKER_SEED]\n"
-		"       [-m]\n"
-		"  -m  attach multicast groups with LID 0 only: a QP attached to\n"
-		"      one GID under two LIDs cannot be destroyed (a known swroce\n"
-		"      bug, selftests/swroce_uverbs_fuzz.sh); -m looks past it\n");
+		"       [-j THREADS] [-k KILL_MS] [-d DEV[,DEV...]] [-r WORKER_SEED]\n");
 	exit(2);
 }
 
@@ -1486,7 +1477,7 @@ int main(int argc, char **argv)
 	int secs = 60, kill_ms = 1000, c;
 
 	run_seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-	while ((c = getopt(argc, argv, "t:s:w:j:k:d:r:m")) != -1) {
+	while ((c = getopt(argc, argv, "t:s:w:j:k:d:r:")) != -1) {
 		switch (c) {
 		case 't':
 			secs = atoi(optarg);
@@ -1508,9 +1499,6 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			one = strtoull(optarg, NULL, 0);
-			break;
-		case 'm':
-			mcast_lid0 = true;
 			break;
 		default:
 			usage();
