@@ -722,6 +722,19 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 	return false;
 }
 
+/*
+ * Ask for @e's responses again from rd_next, unless already asked from
+ * there: one request per gap (a lost re-request is the timer's).
+ */
+static void swr_wire_rd_rerequest(struct swr_qp *qp, struct swr_wire_ent *e,
+				  u32 idx)
+{
+	if (e->rd_rereq == e->rd_next)
+		return;
+	e->rd_rereq = e->rd_next;
+	swr_wire_go_back(qp, swr_wire_first_open(qp, idx), 0);
+}
+
 /* A READ response packet @k of @e. True on forward progress. */
 static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 			      struct swr_wire_ent *e, u32 idx, u32 k,
@@ -732,8 +745,18 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	bool progress = false, last = k + 1 == e->npkts;
 	u32 bit;
 
-	if (e->done || k < e->rd_next || k - e->rd_next >= 64) {
+	if (e->done || k < e->rd_next) {
 		swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		return false;
+	}
+	if (k - e->rd_next >= 64) {
+		/*
+		 * Past what rd_mask holds: the response at rd_next is lost.
+		 * Ask again from there now, once per gap, rather than drop
+		 * the rest of the stream until the timer fires.
+		 */
+		swr_qp_count(qp, SWR_CNT_DUP_RESP);
+		swr_wire_rd_rerequest(qp, e, idx);
 		return false;
 	}
 	bit = k - e->rd_next;
@@ -766,13 +789,11 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 		e->rd_next++;
 		progress = true;
 	}
-	if (e->rd_next == e->npkts) {
+	if (e->rd_next == e->npkts)
 		e->done = true;
-	} else if (last && e->rd_rereq != e->rd_next) {
+	else if (last)
 		/* The end came with holes before it: ask again at once. */
-		e->rd_rereq = e->rd_next;
-		swr_wire_go_back(qp, swr_wire_first_open(qp, idx), 0);
-	}
+		swr_wire_rd_rerequest(qp, e, idx);
 	return progress;
 }
 

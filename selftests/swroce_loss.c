@@ -19,6 +19,10 @@
  *                             1: a burst of READs and FETCH_ADDs completes
  *                             (the requester keeps to one outstanding; the
  *                             responder would refuse a second).
+ *   swroce_loss bigread N     (under loss) N RDMA READs of 1 MiB, data
+ *                             checked; lost responses are asked for again
+ *                             without waiting for the ACK timeout (at
+ *                             most BIGREAD_TMO_PER timeouts a READ).
  *   swroce_loss retry         (the peer is unreachable) one WRITE fails
  *                             with RETRY_EXC_ERR after retry_cnt retries,
  *                             in the time the timeout predicts.
@@ -796,6 +800,89 @@ static int do_rdatomic(struct dev *a, struct dev *b)
 }
 
 /*
+ * READs of BIGREAD_LEN (1024 packets at MTU 1024) under loss: every byte
+ * checked, and a gap in a READ's responses asked for again when the
+ * responses have run past what the requester can hold out of order, not
+ * after an ACK timeout. A requester that waited for the timeout would
+ * spend about one per lost response (ten a READ at 1% loss); the bound
+ * leaves room for the ones a lost re-request or a lost last response
+ * still cost.
+ */
+#define BIGREAD_LEN	(1u << 20)
+#define BIGREAD_TMO_PER	2
+
+static int do_bigread(struct dev *a, struct dev *b, int n)
+{
+	struct qpopt o = {
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = 4, .psn = 0xfff000,
+	};
+	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	long long c0[NCNT], c1[NCNT], tmo;
+	struct ibv_wc wc;
+	double t0, t1;
+	long bad;
+	int i;
+
+	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
+	    qp_connect(qb, b, qa->qp_num, a, &o)) {
+		fail("setup: %s", strerror(errno));
+		return 1;
+	}
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	for (i = 0; i < n && !failures; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)a->buf, .length = BIGREAD_LEN,
+			.lkey = a->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_READ,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = {
+				.remote_addr = (uintptr_t)b->buf,
+				.rkey = b->mr->rkey,
+			},
+		}, *bw;
+
+		pat_fill(b->buf, BIGREAD_LEN, 7, i);
+		memset(a->buf, 0x5a, BIGREAD_LEN);
+		if (ibv_post_send(qa, &wr, &bw)) {
+			fail("post_send %d", i);
+			break;
+		}
+		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
+			fail("READ %d: no completion", i);
+			break;
+		}
+		if (wc.wr_id != (uint64_t)i || wc.status != IBV_WC_SUCCESS) {
+			fail("READ %d: wr_id %" PRIu64 " status %s", i,
+			     wc.wr_id, ibv_wc_status_str(wc.status));
+			break;
+		}
+		bad = pat_check(a->buf, BIGREAD_LEN, 7, i);
+		if (bad >= 0)
+			fail("READ %d: byte %ld wrong", i, bad);
+	}
+	t1 = now_s();
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+	tmo = cnt_delta(c0, c1, "ack_timeouts");
+	printf("# %d READs of %u KiB in %.2f s, %lld ACK timeouts\n", i,
+	       BIGREAD_LEN >> 10, t1 - t0, tmo);
+	if (cnt_delta(c0, c1, "dup_responses") <= 0)
+		fail("no response was lost: is the impairment on?");
+	if (tmo > (long long)n * BIGREAD_TMO_PER)
+		fail("%lld ACK timeouts for %d READs: gaps wait for the timer",
+		     tmo, n);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	return failures ? 1 : 0;
+}
+
+/*
  * One WR that cannot complete; its status checked, its elapsed time *@t
  * and the time the QP's timers predict *@want. 0, or 1 on a failure.
  */
@@ -1356,7 +1443,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || !na || !nb) {
 		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
-			"move MIB EXPECT | rdatomic | retry | rnr | "
+			"move MIB EXPECT | rdatomic | bigread N | retry | rnr | "
 			"uc N [CMD]\n", argv[0]);
 		return 4;
 	}
@@ -1372,6 +1459,8 @@ int main(int argc, char **argv)
 			       argv[3]);
 	if (!strcmp(argv[1], "rdatomic"))
 		return do_rdatomic(&a, &b);
+	if (!strcmp(argv[1], "bigread") && argc > 2)
+		return do_bigread(&a, &b, atoi(argv[2]));
 	if (!strcmp(argv[1], "retry"))
 		return do_exhaust(&a, &b, false);
 	if (!strcmp(argv[1], "rnr"))

@@ -116,6 +116,12 @@ fi
 netem loss 5% duplicate 5%
 run "max_rd_atomic 1 vs max_dest_rd_atomic 1, loss and duplicates" rdatomic
 
+# READs of 1,024 packets: responses the poller sends, lost ones asked for
+# again at once
+netem loss 1%
+run "16 READs of 1 MiB under 1% loss, data checked, gaps not left to the timer" \
+	bigread 16
+
 # a peer that vanishes: every packet lost
 netem loss 100%
 run "peer unreachable: RETRY_EXC_ERR after retry_cnt retries, on time" retry
