@@ -11,14 +11,11 @@
  * What a packet can cost the receiving host
  * -----------------------------------------
  * A request packet costs softirq time bounded by one packet's work: the
- * placement of its own payload, or, for a READ, at most SWR_WIRE_RD_INLINE
- * (256) response packets, 1 MiB at MTU 4096. A READ asking for more has
- * its responses sent by the poller, SWR_WIRE_BURST packets per turn of the
- * QP, so that one 60-byte packet can no longer hold a CPU in softirq for
- * seconds. (With 4 or 16 packets from softirq, READs of 64 KiB under 10%
- * netem loss on a loaded host ran out of retries: the poller answered a
- * re-request too late. Why exactly is open; 256 keeps those READs in
- * softirq.)
+ * placement of its own payload, or one response packet (an atomic's, or
+ * that of a READ of one packet or a duplicate asking for the last one).
+ * A READ asking for more has its responses sent by the poller,
+ * SWR_WIRE_BURST packets per turn of the QP, so that one 60-byte packet
+ * can no longer hold a CPU in softirq for seconds.
  *  1. softirq: check the READ (length at most 2^31, PSNs at most
  *     SWR_WIRE_PSN_SPAN, access, rkey over the whole range), take the
  *     oldest responder resource (struct swr_wire_rd), record the range,
@@ -61,7 +58,7 @@
 #include "swr_wire.h"
 
 /* READ response packets sent from softirq at most; more go to the poller. */
-#define SWR_WIRE_RD_INLINE	256
+#define SWR_WIRE_RD_INLINE	1
 
 /* One request packet, as its handler needs it. */
 struct swr_wire_req_pkt {

@@ -422,6 +422,10 @@ else
 		measure swroce-veth perftest ib_write_bw "$size" 200
 	done
 	measure swroce-veth perftest ib_write_lat 2 500
+	# READ on the wire: the responder's responses (swr_wire_resp.c)
+	measure swroce-veth perftest ib_read_bw $((64 * KiB)) 200
+	measure swroce-veth perftest ib_read_lat 2 500
+	measure swroce-veth perftest ib_read_lat $((64 * KiB)) 200
 	measure tcp iperf 3
 	# the Ethernet default: path MTU 1024, four times the packets
 	veth_mtu 1500
