@@ -8,6 +8,12 @@
 #   netdev    MTU changes, down, up, then the netdev is deleted: the device
 #             goes with it;
 #   netns     the namespace holding the netdev and device is deleted;
+#   netns-rtr the namespace of a device that is not on the wire (another
+#             socket had UDP 4791 there) is deleted while a process takes
+#             its QPs to RTR again and again, each RTR trying to join the
+#             wire: no socket may open in a namespace being dismantled
+#             (issue 11 item 9; a race, so what proves it is the debug
+#             kernel's KASAN and kmemleak over many iterations);
 #   link-del  rdma link del;
 #   rmmod     rmmod swroce, then insmod again.
 # The process must survive every removal (it is killed afterwards) and no
@@ -41,7 +47,7 @@ dir=$(dirname "$0")
 iters=${SWROCE_LIFECYCLE_ITERS:-3}
 traffic=$(cd "$dir/.." && pwd)/build/selftests/swroce_traffic
 tmp=$(mktemp -d)
-phases="kill netdev netns link-del rmmod"
+phases="kill netdev netns netns-rtr link-del rmmod"
 declare -A fails=() why=()
 load_pid=
 kmsg_mark lifecycle
@@ -51,6 +57,7 @@ cleanup() {
 	rdma link del swrlc0 2>/dev/null
 	ip link del lc0 2>/dev/null
 	ip netns del swr-lcns 2>/dev/null
+	ip netns del swr-lcr 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -65,15 +72,16 @@ wait_gone() {
 	return 1
 }
 
-# load_start NETNS DEV: a load process on DEV, set up and running; in
-# NETNS unless that is "" (a process in a namespace keeps it alive).
+# load_start NETNS DEV [MODE]: a load process on DEV (swroce_traffic MODE,
+# default load), set up and running; in NETNS unless that is "" (a process
+# in a namespace keeps it alive).
 # Adds the seconds its setup took to $setup_s.
 setup_s=0
 load_start() {
 	local _ in=() t=$SECONDS ret=1
 	[ -z "$1" ] || in=(ip netns exec "$1")
 	: >"$tmp/ready"
-	"${in[@]}" env SWROCE_DEV="$2" "$traffic" load >"$tmp/ready" 2>&1 &
+	"${in[@]}" env SWROCE_DEV="$2" "$traffic" "${3:-load}" >"$tmp/ready" 2>&1 &
 	load_pid=$!
 	for _ in $(seq 600); do
 		[ -s "$tmp/ready" ] && { ret=0; break; }
@@ -148,6 +156,38 @@ phase_netns() {
 	wait_gone swrlcn || fail netns "the device outlived its namespace"
 	load_kill || fail netns "the load died when its namespace went"
 	ip link del lcn1 2>/dev/null
+}
+
+phase_netns_rtr() {
+	local holder rc
+	ip netns add swr-lcr && pair swr-lcr "" lcr0 lcr1 83.1 83 ||
+		{ fail netns-rtr "setup: netns"; return; }
+	# Port 4791 taken: the device starts off the wire.
+	ip netns exec swr-lcr python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 4791))
+time.sleep(3600)' &
+	holder=$!
+	wait_for 10 ip netns exec swr-lcr ss -Hlun 'sport = :4791' ||
+		fail netns-rtr "setup: the port holder did not bind"
+	ip netns exec swr-lcr rdma link add swrlcr type swroce netdev lcr0 &&
+		wait_gid swrlcr "$(v4gid 10.83.1.1)" &&
+		load_start "" swrlcr rtr || { fail netns-rtr "setup: $(cat "$tmp/ready")"; return; }
+	kill -9 "$holder"
+	wait "$holder"
+	timeout 30 ip netns del swr-lcr || fail netns-rtr "ip netns del failed or hung"
+	# the first RTR somewhere in the namespace's last tens of ms
+	sleep "0.0$((RANDOM % 10))"
+	kill -USR1 "$load_pid"
+	wait_gone swrlcr || fail netns-rtr "the device outlived its namespace"
+	timeout 30 tail --pid="$load_pid" -f /dev/null ||
+		{ kill -9 "$load_pid"; fail netns-rtr "the RTR loop outlived the device"; }
+	wait "$load_pid"
+	rc=$?
+	load_pid=
+	[ $rc = 0 ] || fail netns-rtr "the RTR loop ended with $rc: $(tail -1 "$tmp/ready")"
+	echo "# netns-rtr: $(tail -1 "$tmp/ready")"
+	ip link del lcr1 2>/dev/null
 }
 
 phase_link_del() {

@@ -10,7 +10,15 @@
  *   swroce_traffic load    work of every kind outstanding (swr_load.h),
  *                          four 4 MiB writes kept in flight until
  *                          killed; prints "r" once everything is posted
+ *   swroce_traffic rtr     an RC pair on $SWROCE_DEV; prints "r", waits
+ *                          for SIGUSR1, then takes the pair through
+ *                          RESET, INIT and RTR again and again until the
+ *                          device is gone; prints how many rounds passed
+ *                          and exits 0 if the device went away cleanly
+ *                          (modify_qp failing with EIO or ENODEV)
  */
+#include <signal.h>
+
 #include "swr_load.h"
 
 #define CANARY	0x5a
@@ -90,12 +98,60 @@ static int check(void)
 	return swr_tap_st.fail || ret ? 1 : 0;
 }
 
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	go = 1;
+}
+
+/*
+ * RESET -> INIT -> RTR of both QPs of @p, in a loop, while the device's
+ * namespace is dismantled: a QP reaching RTR makes a device that is not
+ * on the wire try to join it (swr_net_attach()), which must not open a
+ * socket in a namespace that is going away.
+ */
+static int rtr_loop(void)
+{
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct swr_pair p;
+	long rounds = 0;
+	int ret;
+
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return 3;
+	if (swr_pair_open(&p) || swr_pair_create(&p, NULL))
+		return 4;
+	ibv_modify_qp(p.c.qp, &reset, IBV_QP_STATE);
+	ibv_modify_qp(p.s.qp, &reset, IBV_QP_STATE);
+	printf("r\n");
+	fflush(stdout);
+	while (!go)
+		usleep(1000);
+	for (;;) {
+		ret = ibv_modify_qp(p.c.qp, &reset, IBV_QP_STATE);
+		if (!ret)
+			ret = ibv_modify_qp(p.s.qp, &reset, IBV_QP_STATE);
+		if (!ret)
+			ret = -swr_pair_connect(&p);
+		if (ret)
+			break;
+		rounds++;
+	}
+	printf("%ld rounds, then %s\n", rounds, strerror(ret));
+	swr_pair_close(&p);
+	return ret == EIO || ret == ENODEV ? 0 : 5;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "check"))
 		return check();
 	if (argc == 2 && !strcmp(argv[1], "load"))
 		return swr_load(STDOUT_FILENO, 4, 4 << 20);
-	fprintf(stderr, "usage: swroce_traffic check|load\n");
+	if (argc == 2 && !strcmp(argv[1], "rtr"))
+		return rtr_loop();
+	fprintf(stderr, "usage: swroce_traffic check|load|rtr\n");
 	return 2;
 }
