@@ -28,7 +28,9 @@
  *
  * A QP created while the poller sleeps gets the flag when it joins the
  * list: flags and the list change under the poller's lock, and
- * need_wakeup is set before the poller takes it to set the flags.
+ * need_wakeup is set before the poller takes it to set the flags. Only
+ * the poller writes the flags: a flag another context cleared after step
+ * 1 would let the poller sleep while a producer sees no flag (step c).
  *
  * Turns, and QPs busy elsewhere
  * -----------------------------
@@ -83,8 +85,7 @@
  * makes anyway, so it does the work itself: swr_poll_doorbell() runs the
  * QP's requester in the caller's context (as rdma_rxe does in its
  * post_send), and wakes the poller only when work is left over or the
- * back-off has passed; then it also clears its QP's flag, as the poller
- * takes over. Work left over always wakes it, so nothing waits
+ * back-off has passed. Work left over always wakes it, so nothing waits
  * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
  * poller polls, the flags stay clear, and posting makes no system call.
  *
@@ -433,13 +434,14 @@ void swr_poll_doorbell(struct swr_qp *qp)
 	    now < READ_ONCE(p->backoff_until))
 		return;
 	/*
-	 * The poller takes over: this QP's next posts need no doorbell of
-	 * their own until the poller sets the flag again before its next
-	 * sleep (which it does before it rechecks the rings). Without this,
-	 * every post made before the woken poller gets to clear the flags
-	 * would ring too.
+	 * The flag stays as it is: only the poller writes the flags, under
+	 * its lock. A doorbell that cleared its QP's flag here could do so
+	 * after the poller, woken meanwhile by another, had set the flags
+	 * again for its next sleep and before it slept: it would sleep with
+	 * this QP's flag clear, and the next post, seeing no flag, would
+	 * ring nobody (a lost wakeup, seen on the debug kernel). Posts made
+	 * before the woken poller clears the flags ring too, needlessly.
 	 */
-	WRITE_ONCE(qp->sq.ring->flags.idx, 0);
 	wake_up_process(p->task);
 }
 
