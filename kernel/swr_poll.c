@@ -28,9 +28,23 @@
  *
  * A QP created while the poller sleeps gets the flag when it joins the
  * list: flags and the list change under the poller's lock, and
- * need_wakeup is set before the poller takes it to set the flags. Only
- * the poller writes the flags: a flag another context cleared after step
- * 1 would let the poller sleep while a producer sees no flag (step c).
+ * need_wakeup is set before the poller takes it to set the flags.
+ *
+ * A doorbell that wakes the poller clears its own QP's flag, so that the
+ * QP's next posts do not ring while the woken poller has yet to clear the
+ * flags (step g below). It may do so after the poller, woken meanwhile by
+ * another context, set the flags again for its next sleep (step 1): the
+ * poller would then sleep with that flag clear, and the QP's next post
+ * would ring nobody. So
+ *   g. the doorbell clears the flag and sets flag_cleared, both under the
+ *      poller's lock, then wakes the poller (wake_up_process(): a full
+ *      barrier before it reads the task state);
+ *   the poller, in step 3, does not sleep if flag_cleared is set (step 1
+ *      resets it under the same lock).
+ * g against 2-3 is again a store and a load on each side with full
+ * barriers between: either the wakeup sees the poller's new task state,
+ * or step 3 sees flag_cleared and the poller goes round again, setting
+ * the flags anew.
  *
  * Turns, and QPs busy elsewhere
  * -----------------------------
@@ -85,7 +99,8 @@
  * makes anyway, so it does the work itself: swr_poll_doorbell() runs the
  * QP's requester in the caller's context (as rdma_rxe does in its
  * post_send), and wakes the poller only when work is left over or the
- * back-off has passed. Work left over always wakes it, so nothing waits
+ * back-off has passed; then it also clears its QP's flag (step g), as the
+ * poller takes over. Work left over always wakes it, so nothing waits
  * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
  * poller polls, the flags stay clear, and posting makes no system call.
  *
@@ -138,6 +153,8 @@ static void swr_poll_flag_all(struct swr_poller *p, bool on)
 
 	spin_lock_bh(&p->lock);
 	p->flags_on = on;
+	if (on)
+		p->flag_cleared = false;
 	list_for_each_entry(qp, &p->qps, poll_node)
 		swr_poll_flag_qp(qp, on);
 	spin_unlock_bh(&p->lock);
@@ -241,7 +258,7 @@ static void swr_poll_sleep(struct swr_poller *p)
 	/* A full barrier between the flags and the rereading of prods. */
 	set_current_state(TASK_INTERRUPTIBLE);
 
-	if (kthread_should_stop() ||
+	if (kthread_should_stop() || READ_ONCE(p->flag_cleared) ||
 	    swr_poll_any_work(p, ktime_get_ns(), &deadline)) {
 		__set_current_state(TASK_RUNNING);
 		return;
@@ -434,14 +451,14 @@ void swr_poll_doorbell(struct swr_qp *qp)
 	    now < READ_ONCE(p->backoff_until))
 		return;
 	/*
-	 * The flag stays as it is: only the poller writes the flags, under
-	 * its lock. A doorbell that cleared its QP's flag here could do so
-	 * after the poller, woken meanwhile by another, had set the flags
-	 * again for its next sleep and before it slept: it would sleep with
-	 * this QP's flag clear, and the next post, seeing no flag, would
-	 * ring nobody (a lost wakeup, seen on the debug kernel). Posts made
-	 * before the woken poller clears the flags ring too, needlessly.
+	 * Step g: the poller takes over, this QP's next posts need not ring
+	 * until it sets the flags again. flag_cleared keeps it from sleeping
+	 * on flags it set before this clear.
 	 */
+	spin_lock_bh(&p->lock);
+	swr_poll_flag_qp(qp, false);
+	WRITE_ONCE(p->flag_cleared, true);
+	spin_unlock_bh(&p->lock);
 	wake_up_process(p->task);
 }
 

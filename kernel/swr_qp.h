@@ -562,6 +562,11 @@ struct swr_poller {
 	bool need_wakeup;
 	/* SWROCE_SQ_NEED_WAKEUP is on in the rings (lock; the poller's). */
 	bool flags_on;
+	/*
+	 * A doorbell cleared its QP's flag since the poller last set the
+	 * flags (lock): the poller must not sleep on them (swr_poll.c).
+	 */
+	bool flag_cleared;
 	/* Until then (ktime ns) doorbells need not wake it (swr_poll.c). */
 	u64 backoff_until;
 	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
