@@ -516,9 +516,16 @@ static void *resizer_run(void *arg)
 /*
  * The provider's side: two threads resize the receive CQ through
  * ibv_resize_cq() while this one sends and polls it. Every completion
- * arrives once, in order, with its bytes.
+ * arrives once, in order, with its bytes. Each resize may wait up to
+ * ~100 ms for the poller to settle (swr_cq_settle()), and a busy host
+ * slows all 600 of them: minutes, not the default 30 s (it timed out
+ * once beside a debug guest).
  */
-TEST(resize_threads_with_traffic)
+FIXTURE(resize) {};
+FIXTURE_SETUP(resize) {}
+FIXTURE_TEARDOWN(resize) {}
+
+TEST_F_TIMEOUT(resize, threads_with_traffic, 300)
 {
 	atomic_int running = 2;
 	struct resizer r[2] = {

@@ -158,6 +158,11 @@ phase_netns() {
 	ip link del lcn1 2>/dev/null
 }
 
+# port_taken NS: something listens on UDP 4791 in NS
+port_taken() {
+	ip netns exec "$1" ss -Hlun 'sport = :4791' | grep -q .
+}
+
 phase_netns_rtr() {
 	local holder rc
 	ip netns add swr-lcr && pair swr-lcr "" lcr0 lcr1 83.1 83 ||
@@ -168,17 +173,31 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 4791))
 time.sleep(3600)' &
 	holder=$!
-	wait_for 10 ip netns exec swr-lcr ss -Hlun 'sport = :4791' ||
-		fail netns-rtr "setup: the port holder did not bind"
-	ip netns exec swr-lcr rdma link add swrlcr type swroce netdev lcr0 &&
-		wait_gid swrlcr "$(v4gid 10.83.1.1)" &&
-		load_start "" swrlcr rtr || { fail netns-rtr "setup: $(cat "$tmp/ready")"; return; }
+	if ! wait_for 10 port_taken swr-lcr ||
+		! ip netns exec swr-lcr rdma link add swrlcr type swroce netdev lcr0 ||
+		! wait_gid swrlcr "$(v4gid 10.83.1.1)" ||
+		! load_start "" swrlcr rtr; then
+		fail netns-rtr "setup: $(cat "$tmp/ready")"
+		kill -9 "$holder"
+		wait "$holder"
+		rdma link del swrlcr 2>/dev/null
+		ip netns del swr-lcr
+		return
+	fi
+	# the holder's socket only: the device did not join the wire
+	[ "$(ip netns exec swr-lcr ss -Hlun 'sport = :4791' | wc -l)" = 1 ] ||
+		fail netns-rtr "the device took UDP 4791: nothing to race"
+	# RTRs all along: each tries to join the wire and finds the port
+	# taken, until the holder dies. Its socket and its process are the
+	# namespace's last references (ip netns del dropped the mount's), so
+	# the port comes free only microseconds before the namespace starts
+	# dying, and the RTRs that follow until the device goes try to open
+	# a socket in a namespace being dismantled.
+	kill -USR1 "$load_pid" || fail netns-rtr "the RTR loop was gone before the signal"
+	sleep "0.$((RANDOM % 3 + 1))"
+	timeout 30 ip netns del swr-lcr || fail netns-rtr "ip netns del failed or hung"
 	kill -9 "$holder"
 	wait "$holder"
-	timeout 30 ip netns del swr-lcr || fail netns-rtr "ip netns del failed or hung"
-	# the first RTR somewhere in the namespace's last tens of ms
-	sleep "0.0$((RANDOM % 10))"
-	kill -USR1 "$load_pid"
 	wait_gone swrlcr || fail netns-rtr "the device outlived its namespace"
 	timeout 30 tail --pid="$load_pid" -f /dev/null ||
 		{ kill -9 "$load_pid"; fail netns-rtr "the RTR loop outlived the device"; }

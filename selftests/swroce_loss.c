@@ -813,8 +813,12 @@ static int do_rdatomic(struct dev *a, struct dev *b)
 
 static int do_bigread(struct dev *a, struct dev *b, int n)
 {
+	/*
+	 * timeout 16 (268 ms): a re-request has that long to bring the gap
+	 * before the timer counts, on a loaded host or the debug kernel.
+	 */
 	struct qpopt o = {
-		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.timeout = 16, .retry_cnt = 7, .rnr_retry = 7,
 		.min_rnr_timer = 1, .max_rd_atomic = 4,
 		.max_dest_rd_atomic = 4, .psn = 0xfff000,
 	};

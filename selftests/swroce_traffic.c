@@ -13,9 +13,9 @@
  *   swroce_traffic rtr     an RC pair on $SWROCE_DEV; prints "r", waits
  *                          for SIGUSR1, then takes the pair through
  *                          RESET, INIT and RTR again and again until the
- *                          device is gone; prints how many rounds passed
- *                          and exits 0 if the device went away cleanly
- *                          (modify_qp failing with EIO or ENODEV)
+ *                          first modify_qp fails (the device, its GID or
+ *                          its route went with the namespace); prints how
+ *                          many rounds passed and the error, exit 0
  */
 #include <signal.h>
 
@@ -139,9 +139,14 @@ static int rtr_loop(void)
 			break;
 		rounds++;
 	}
+	/*
+	 * Which call fails first, and how, depends on how far the
+	 * namespace's teardown got: what counts is that it ends, with no
+	 * splat and no leak (the caller's checks).
+	 */
 	printf("%ld rounds, then %s\n", rounds, strerror(ret));
 	swr_pair_close(&p);
-	return ret == EIO || ret == ENODEV ? 0 : 5;
+	return 0;
 }
 
 int main(int argc, char **argv)
