@@ -40,8 +40,8 @@
 #include "swr_mr.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_wire.h"
 
-#define SWR_PSN_MASK		0xffffff
 #define SWR_MAX_MSG		SZ_2G
 /* Bytes copied between two chances to reschedule (swr_copy()). */
 #define SWR_COPY_CHUNK		SZ_1M
@@ -1678,6 +1678,7 @@ int swr_req_process(struct swr_qp *qp, int budget)
 	if (!mutex_trylock(&qp->sq_lock))
 		return -EBUSY;
 	qp->req.turn_bytes = SWR_TURN_BYTES;
+	qp->req.turn_pkts = SWR_WIRE_BURST;
 	/* Responses, timers and packets of the wire's window. */
 	swr_wire_poll(qp);
 	/* The responder's READ responses the receive path left to us. */

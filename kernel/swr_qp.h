@@ -342,6 +342,7 @@ struct swr_req {
 	u32 psn;		/* next PSN to send */
 	u32 rd_atomic_inflight;	/* READs/atomics not yet completed */
 	u32 turn_bytes;		/* what this turn may still move */
+	u32 turn_pkts;		/* wire packets this turn may still send */
 	struct swr_req_xfer xfer;	/* wqe's data moving, if dst */
 	/*
 	 * Engine scratch space while a WQE executes, kept between turns

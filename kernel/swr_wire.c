@@ -458,7 +458,12 @@ static bool swr_wire_inflight_full(struct swr_wire_req *wr,
 	return false;
 }
 
-/* Send what is pending, up to a burst. */
+/*
+ * Send what is pending, as far as the turn's packet budget goes: this
+ * runs at the start of a turn and after each WQE the turn adds to the
+ * window, and all of them together send SWR_WIRE_BURST packets at most.
+ * What is left has_work() sees (send != tail): the next turn sends it.
+ */
 static void swr_wire_send_pending(struct swr_qp *qp,
 				  const struct swr_wire_path *p)
 {
@@ -466,11 +471,10 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
-	int burst = SWR_WIRE_BURST;
 	bool sent = false;
 
 	WRITE_ONCE(wr->inflight_full, false);
-	while (wr->send != wr->tail && burst-- > 0) {
+	while (wr->send != wr->tail && qp->req.turn_pkts) {
 		e = swr_wire_ent(wr, wr->send);
 		if (e->done) {
 			/* Answered already (a go-back passed over it). */
@@ -493,6 +497,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			break;
 		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
+		qp->req.turn_pkts--;
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
 			while (wr->head != wr->send)

@@ -31,7 +31,13 @@
  */
 #define SWR_WIRE_INFLIGHT	BIT(14)
 
-/* Packets one turn of the requester or the responder sends at most. */
+/*
+ * Packets one turn of a QP sends at most as requester (req.turn_pkts), and
+ * again as responder (READ responses, swr_wire_resp_tx()). A turn that
+ * sent more held the poller from every other QP for as long: 17 bursts
+ * (one per WQE the turn added) took a second on a debug kernel, longer
+ * than a peer's ACK timeout for a READ waiting on that poller.
+ */
 #define SWR_WIRE_BURST		64
 
 /*
