@@ -52,7 +52,7 @@
 #define SWR_MAX_MR_SIZE		U64_MAX
 #define SWR_MAX_MW		0x10000
 #define SWR_MAX_CQ		0x20000
-#define SWR_MAX_CQE		0x1ffff
+#define SWR_MAX_CQE		0x3fffff
 #define SWR_MAX_QP		0x20000
 #define SWR_MAX_QP_WR		0x8000
 #define SWR_MAX_SGE		32

@@ -168,6 +168,25 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 	cqe->byte_len = byte_len;
 }
 
+/*
+ * The network header of a UD receive (@net, an rdma_network_type), as
+ * RoCE NICs report it. The SL of a RoCEv2 packet is not on the wire;
+ * ConnectX devices report the packet's type in the completion's SL
+ * instead: bit 3 set for a frame with a UDP header (RoCEv2), bits 2:0 the
+ * L3 header (1 IPv6, 2 IPv4). UCX reads it to find where the destination
+ * GID sits in the 40-byte GRH area, so a UD receive carries the same. A
+ * kernel CQ also gets the type itself (ib_wc.network_hdr_type).
+ */
+void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq)
+{
+	cqe->flags |= SWROCE_CQE_GRH;
+	cqe->sl = SWR_WC_SL_ROCE_UDP |
+		  (net == RDMA_NETWORK_IPV4 ? SWR_WC_SL_L3_IPV4 :
+					      SWR_WC_SL_L3_IPV6);
+	if (kernel_cq)
+		cqe->reserved_0 = net;
+}
+
 static u8 swr_send_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
@@ -700,7 +719,6 @@ struct swr_ud_dest {
 	u32 flow_label;
 	u8 traffic_class;
 	u8 hop_limit;
-	u8 sl;
 };
 
 static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
@@ -725,7 +743,6 @@ static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
 		d->flow_label = grh->flow_label;
 		d->traffic_class = grh->traffic_class;
 		d->hop_limit = grh->hop_limit;
-		d->sl = rdma_ah_get_sl(&ah->attr);
 	}
 	xa_unlock(&sdev->ah_xa);
 	return err;
@@ -838,8 +855,6 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 	swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, IB_WC_SUCCESS,
 		     SWR_WC_RECV, len + SWR_GRH_BYTES);
 	cqe.src_qp = qp->ibqp.qp_num;
-	cqe.sl = d->sl;
-	cqe.flags = SWROCE_CQE_GRH;
 	if (w->hdr.opcode == SWROCE_WR_SEND_WITH_IMM) {
 		cqe.flags |= SWROCE_CQE_WITH_IMM;
 		cqe.ex_data = w->hdr.ex;
@@ -856,8 +871,7 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 		goto out_complete;
 	}
 	net = swr_ud_build_grh(grh, d, len);
-	if (!dst->rcq->ibcq.uobject)
-		cqe.reserved_0 = net;
+	swr_cqe_set_ud_net(&cqe, net, !dst->rcq->ibcq.uobject);
 	err = swr_put_kbuf(rseg, nr, grh, SWR_GRH_BYTES, &di, &doff);
 	if (!err && len) {
 		/* The rest of the receive segments, after the GRH. */

@@ -539,7 +539,6 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 	swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num, IB_WC_SUCCESS,
 		     SWR_WC_RECV, total);
 	cqe.src_qp = ntohl(deth->sqp) & SWR_QPN_MASK;
-	cqe.flags = SWROCE_CQE_GRH;
 	if (rx->op->flags & SWR_OPF_IMMDT) {
 		cqe.flags |= SWROCE_CQE_WITH_IMM;
 		cqe.ex_data = (__force u32)((const struct swr_immdt *)
@@ -564,8 +563,7 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 		}
 	}
 	net = swr_rx_grh(rx, grh);
-	if (!qp->rcq->ibcq.uobject)
-		cqe.reserved_0 = net;
+	swr_cqe_set_ud_net(&cqe, net, !qp->rcq->ibcq.uobject);
 	err = swr_copy(rseg, nr, NULL, 0, grh, SWR_GRH_BYTES, false);
 	if (!err && rx->paylen) {
 		/* Skip the GRH in the receive segments. */

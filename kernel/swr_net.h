@@ -164,6 +164,11 @@ void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 		      enum ib_wc_status status, u32 byte_len);
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 		  enum ib_wc_status status, u8 opcode, u32 byte_len);
+/* Completion SL of a RoCE UD receive: the packet's type (ConnectX's). */
+#define SWR_WC_SL_ROCE_UDP	0x8
+#define SWR_WC_SL_L3_IPV6	0x1
+#define SWR_WC_SL_L3_IPV4	0x2
+void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
 int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out);
