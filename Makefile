@@ -71,7 +71,7 @@ $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	$(CC) $(CFLAGS_USER) -fPIC -shared -fvisibility=hidden \
 		-Wl,--no-undefined -Wl,-z,defs -o $@ $(PROVIDER_SRC) -libverbs
 
-selftests: $(SELFTESTS) $(BENCH_PROGS)
+selftests: $(SELFTESTS) $(BENCH_PROGS) $(BUILD)/selftests/clients/mpi_pingpong
 
 $(KSFT_DIR)/kselftest_harness.h:
 	tools/extract-ksrc.sh $(KSRC_DIR)
@@ -82,6 +82,11 @@ $(BUILD)/selftests/%: selftests/%.c $(wildcard selftests/*.h) $(KSFT_DIR)/kselft
 	$(CC) $(CFLAGS_USER) -Wno-missing-prototypes -Wno-clobbered -Wno-sign-compare -I$(KSFT_DIR) \
 		-o $@ $< \
 		-libverbs -lpthread
+
+# The clients step's MPI program (Open MPI from make deps).
+$(BUILD)/selftests/clients/mpi_pingpong: selftests/clients/mpi_pingpong.c
+	@mkdir -p $(dir $@)
+	mpicc -O2 -g -Wall -Wextra -Werror -o $@ $<
 
 # The benchmark helpers; `make check` builds them with the selftests because
 # the guest's bench-smoke step runs them.

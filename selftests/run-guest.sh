@@ -14,8 +14,9 @@
 #
 # Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
-# counters, disassoc, wire, fuzz, mcast, loss, qdisc (named, or on the
-# debug kernel), suite, bench-smoke, uverbs-fuzz, lifecycle, unload.
+# counters, disassoc, wire, clients, fuzz, mcast, loss, qdisc (named, or
+# on the debug kernel), suite, bench-smoke, uverbs-fuzz, lifecycle,
+# unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -155,6 +156,9 @@ step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).
 step wire selftests/swroce_wire.sh
+# UCX, Open MPI and libfabric with their defaults, on one device and on
+# two across a veth (issue 17).
+step clients selftests/swroce_clients.sh
 # Hostile packets at a device with live QPs (swroce_fuzz.c).
 step fuzz selftests/swroce_fuzz.sh
 # UD multicast across two namespaces (swroce_mcast.c).

@@ -165,6 +165,11 @@ static bool got(int i, uint32_t len, uint8_t seed)
 		       (unsigned long long)wc.wr_id, wc.byte_len);
 		return false;
 	}
+	/* The SL is the RoCEv2 packet type (admin-guide.rst, Clients). */
+	if (wc.sl != ((rbuf(i)[0] >> 4) == 6 ? 0x9 : 0xa)) {
+		printf("# r%d: sl %#x, GRH byte 0 %#x\n", i, wc.sl, rbuf(i)[0]);
+		return false;
+	}
 	return swr_check(rbuf(i) + 40, len, seed) < 0 &&
 	       swr_check_byte(rbuf(i) + 40 + len, 64, 0xa5) < 0;
 }

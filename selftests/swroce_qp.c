@@ -1203,6 +1203,7 @@ static struct ibv_ah *ud_ah_to(struct swr_pair *p, const union ibv_gid *dgid)
 			.sgid_index = p->gid_index,
 			.hop_limit = 64,
 		},
+		.sl = 3,	/* not on a RoCE packet: never reported back */
 		.port_num = 1,
 	};
 
@@ -1244,7 +1245,8 @@ static int ud_send(struct swr_pair *p, struct ibv_ah *ah, uint64_t wr_id,
 
 /*
  * UD receives start with 40 bytes of GRH: for an IPv4 GID the IPv4 header
- * sits in bytes 20..39; for an IPv6 GID the IPv6 header fills them all.
+ * sits in bytes 20..39 (0..19 are zero); for an IPv6 GID the IPv6 header
+ * fills them all.
  */
 static void ud_traffic(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(qp) *self, bool ipv6)
@@ -1276,6 +1278,10 @@ static void ud_traffic(struct __test_metadata *_metadata,
 		EXPECT_EQ(len + 40, wc.byte_len);
 		EXPECT_EQ(p->c.qp->qp_num, wc.src_qp);
 		EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH);
+		/* The SL is the packet type, as ConnectX reports it: RoCEv2
+		 * (bit 3) over IPv6 (1) or IPv4 (2). UCX relies on it.
+		 */
+		EXPECT_EQ(ipv6 ? 0x9 : 0xa, wc.sl);
 		EXPECT_EQ(!!(i & 1), !!(wc.wc_flags & IBV_WC_WITH_IMM));
 		if (i & 1)
 			EXPECT_EQ(htonl(0x600d), wc.imm_data);
@@ -1283,6 +1289,7 @@ static void ud_traffic(struct __test_metadata *_metadata,
 		EXPECT_EQ(-1, swr_check_byte(self->b.sbuf + 40 + len,
 					     BUFSZ - 40 - len, CANARY));
 		if (!ipv6) {
+			EXPECT_EQ(-1, swr_check_byte(g, 20, 0));
 			EXPECT_EQ(0x45, g[20]);		/* IPv4, 5 words */
 			EXPECT_EQ(17, g[29]);		/* UDP */
 			EXPECT_EQ(0, memcmp(g + 32, p->gid.raw + 12, 4));

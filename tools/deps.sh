@@ -20,6 +20,8 @@ packages=(
 	# RDMA user space used by the tests and the demo
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 	python3-pyverbs infiniband-diags
+	# the clients step: UCX, Open MPI, libfabric as Debian ships them
+	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
 	# make bench: the TCP reference and the plots
 	iperf3 gnuplot-nox
 	# make check-loaded (CHECK_HOGS): CPU hogs on the host

@@ -125,7 +125,10 @@ struct swroce_cqe {
 	__u8 status;		/* enum ibv_wc_status */
 	__u8 opcode;		/* enum ibv_wc_opcode */
 	__u8 flags;		/* enum swroce_cqe_flags */
-	__u8 sl;
+	__u8 sl;		/* UD receives: the RoCE packet type, bit 3
+				 * RoCEv2, bits 2:0 1 IPv6 / 2 IPv4 (as on
+				 * ConnectX; a RoCE packet carries no SL)
+				 */
 	__u32 reserved_0;
 };
 
