@@ -112,11 +112,15 @@ fabric() {
 		fi_pingpong -p "$prov" -e "$ep" -d "$cd" -c -I 50 "$ip"
 }
 
-# mpi NAME MPIRUN_ARGS...: the MPI ping-pong, two ranks in swc-a
+# mpi NAME MPIRUN_ARGS...: the MPI ping-pong, two ranks in init_net, where
+# the guest's swroce0 has its addresses. (In swc-a, libfabric's verbs
+# provider also tries the devices of other namespaces, which the RDMA core
+# shows everywhere in its shared mode, fails rdma_resolve_addr() on
+# swroce0's addresses, and offers nothing: pml cm finds no MTL.)
 mpi() {
 	local name=$1 rc=0
 	shift
-	ip netns exec swc-a timeout $T mpirun --allow-run-as-root \
+	timeout $T mpirun --allow-run-as-root \
 		--oversubscribe -np 2 "$@" "$mpi_pp" >"$log/mpi" 2>&1 || rc=1
 	[ $rc = 0 ] && { grep -q 'every byte checked' "$log/mpi" || rc=1; }
 	[ $rc = 0 ] || show "$name" "$log/mpi"
@@ -136,7 +140,7 @@ tap_ok $rc "one device: ucx_info -e -u t (defaults) wires up over swroce"
 ucx "one device: ucx_perftest am_lat ud_verbs" swc-a swc-a swc0 swc0 $a \
 	am_lat ud_verbs -n 2000
 ucx "one device: ucx_perftest am_bw ud_verbs" swc-a swc-a swc0 swc0 $a \
-	am_bw ud_verbs -n 2000 -s 1024
+	am_bw ud_verbs -n 2000 -s 512 -D bcopy
 ucx "one device: ucx_perftest am_lat rc_verbs" swc-a swc-a swc0 swc0 $a \
 	am_lat rc_verbs -n 2000
 ucx "one device: ucx_perftest put_bw rc_verbs (zcopy 64 KiB)" swc-a swc-a \
@@ -165,7 +169,7 @@ if ip netns exec swc-b rdma link add swc1 type swroce netdev cvb &&
 	ucx "two devices: ucx_perftest am_lat ud_verbs" swc-a swc-b swc0 swc1 \
 		$a am_lat ud_verbs -n 2000
 	ucx "two devices: ucx_perftest am_bw ud_verbs" swc-a swc-b swc0 swc1 \
-		$a am_bw ud_verbs -n 2000 -s 1024
+		$a am_bw ud_verbs -n 2000 -s 512 -D bcopy
 	ucx "two devices: ucx_perftest am_lat rc_verbs" swc-a swc-b swc0 swc1 \
 		$a am_lat rc_verbs -n 2000
 	ucx "two devices: ucx_perftest put_bw rc_verbs (zcopy 64 KiB)" \
