@@ -9,6 +9,7 @@
 #   v4gid A.B.C.D, v6gid NET6 N       GID strings as sysfs shows them
 #   wait_gid DEV GID                  wait for the GID to appear
 #   wait_for SECS CMD...              retry CMD until it succeeds
+#   listening NS PORT                 a TCP listener on PORT in NS
 #   ns_pair NS_A NS_B IFA IFB NET NET6 DEV_A DEV_B   two netns, two devices
 
 # pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
@@ -64,6 +65,11 @@ wait_for() {
 		[ $n -gt 0 ] || return 1
 		sleep 0.1
 	done
+}
+
+# listening NS PORT: a TCP listener on PORT in namespace NS ("" = init_net)
+listening() {
+	${1:+ip netns exec "$1"} ss -Hltn "sport = :$2" | grep -q .
 }
 
 # wait_gid DEV GID: GIDs appear asynchronously after the address is added

@@ -10,7 +10,9 @@
 #   netns swc-b: cvb 10.91.1.2/24, device swc1 (swroce)
 #
 # "one device": both ends in swc-a on swc0 (local delivery; swc1 is
-# created only afterwards, so that defaults have one device to pick).
+# created only afterwards), except the MPI runs, which run in init_net on
+# the guest's swroce0 (see mpi() below). The guest's swroce0 is visible in
+# every namespace, so runs with defaults may pick it or swc0.
 # "two devices": the server in swc-a on swc0, the client in swc-b on swc1
 # (the wire, across the veth).
 # Every run checks its exit status and what it printed; the MPI program
@@ -51,11 +53,6 @@ ip netns add swc-a && ip netns add swc-b &&
 	pair swc-a swc-b cva cvb 91.1 91 &&
 	ip netns exec swc-a rdma link add swc0 type swroce netdev cva &&
 	wait_gid swc0 "$(v4gid 10.91.1.1)" || tap_bail "topology"
-
-# listening NS PORT: a TCP listener on PORT in NS
-listening() {
-	ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .
-}
 
 # show NAME FILE: the last lines of a failed run, as TAP comments
 show() {

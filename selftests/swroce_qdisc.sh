@@ -59,10 +59,7 @@ for p in $PORTS; do
 	pids+=($!)
 done
 for p in $PORTS; do
-	for _ in $(seq 100); do
-		ip netns exec swr-qb ss -Hltn "sport = :$p" | grep -q . && break
-		sleep 0.1
-	done
+	wait_for 10 listening swr-qb "$p"
 done
 for p in $PORTS; do
 	ip netns exec swr-qa timeout $((D + 60)) ib_write_bw -d swrq0 -x "$ga" \

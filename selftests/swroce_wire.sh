@@ -51,7 +51,7 @@ run_pair() {
 		"$gopt" "$si" "$@" >/tmp/swr-wire-srv.log 2>&1 &
 	spid=$!
 	# the server listens on TCP 18515 once its device is open
-	wait_for 60 listening "$sns"
+	wait_for 60 listening "$sns" 18515
 	${cns:+ip netns exec "$cns"} stdbuf -oL timeout $T "$prog" -d "$cdev" \
 		"$gopt" "$ci" "$@" "$ip" >/tmp/swr-wire-cli.log 2>&1
 	rc=$?
@@ -65,10 +65,6 @@ run_pair() {
 		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
 	fi
 	return $rc
-}
-# listening NS: a server listens on TCP 18515 in namespace NS
-listening() {
-	${1:+ip netns exec "$1"} ss -Hltn 'sport = :18515' | grep -q .
 }
 # pp: a libibverbs example pingpong; pt: a perftest run (-F: no cpufreq check)
 pp() { run_pair -g "$@"; }
