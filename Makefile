@@ -17,6 +17,8 @@
 #                   debug objects; `make vm KERNEL=debug` boots it
 #   make check-debug   deps, build, lint, then the whole guest plan on the
 #                   debug kernel, with a kmemleak scan after every step
+#   make deb        Debian packages swroce-dkms and ibverbs-providers-swroce
+#                   in build/deb
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -49,12 +51,13 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-debug check-loaded debug-kernel run vm clean help bench bench-progs
+	check check-debug check-loaded debug-kernel run vm clean help bench bench-progs \
+	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,25p' Makefile
+	@sed -n '3,26p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -68,8 +71,9 @@ provider: $(PROVIDER)
 
 $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	@providers/swroce/check-libibverbs.sh
-	$(CC) $(CFLAGS_USER) -fPIC -shared -fvisibility=hidden \
-		-Wl,--no-undefined -Wl,-z,defs -o $@ $(PROVIDER_SRC) -libverbs
+	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared \
+		-fvisibility=hidden -Wl,--no-undefined -Wl,-z,defs \
+		-o $@ $(PROVIDER_SRC) -libverbs
 
 selftests: $(SELFTESTS) $(BENCH_PROGS) $(BUILD)/selftests/clients/mpi_pingpong
 
@@ -114,6 +118,9 @@ modules_install: kmod
 
 deps:
 	tools/deps.sh
+
+deb:
+	tools/make-deb.sh
 
 lint:
 	tools/lint.sh

@@ -12,7 +12,8 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
+# Steps: abi-layout, packages (not on the debug kernel unless named),
+# provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
 # counters, disassoc, wire, clients, fuzz, mcast, loss, qdisc (named, or
 # on the debug kernel), suite, bench-smoke, uverbs-fuzz, lifecycle,
@@ -95,6 +96,14 @@ if [ -n "$kml" ]; then
 fi
 
 step abi-layout providers/swroce/abi_layout_check.sh
+# The Debian packages of make deb: install (DKMS builds swroce.ko in this
+# guest), auto-load, use, remove (issue 15). It needs no swroce device and
+# no provider installed, so it comes first. Not on the debug kernel unless
+# named: a DKMS build there takes a quarter of an hour and tests nothing
+# the stock kernels do not.
+if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" packages "* ]]; then
+	step packages selftests/swroce_packages.sh
+fi
 
 # The provider from the build directory, before anything is installed.
 provider_builddir() {
