@@ -316,14 +316,14 @@ static inline void swr_count_add(struct swr_dev *sdev, enum swr_counter c,
 	atomic64_add(n, &sdev->counters[c]);
 }
 
-/* A received packet dropped for @reason, one of SWR_CNT_RX_DROP_*. */
-static inline void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason)
-{
-	atomic64_inc(&sdev->counters[SWR_CNT_RX_DROPPED]);
-	atomic64_inc(&sdev->counters[reason]);
-}
-
 /* swr_stats.c */
+/*
+ * A received packet for QP @qpn (0: not known yet) dropped for @reason,
+ * one of SWR_CNT_RX_DROP_*: counted, and traced (swr_pkt_drop).
+ */
+void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason, u32 qpn);
+/* A packet to QP @dqpn not sent (SWR_CNT_TX_DROPPED), likewise. */
+void swr_tx_drop(struct swr_dev *sdev, u32 dqpn);
 struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int swr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
