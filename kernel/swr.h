@@ -338,6 +338,11 @@ int swr_counter_update_stats(struct rdma_counter *counter);
 /* swr_main.c */
 enum ib_port_state swr_port_state(struct swr_dev *sdev);
 
+/* swr_res.c: driver details of "rdma res show ... -dd" */
+int swr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int swr_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int swr_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* swr_verbs.c: device, port, ucontext and PD verbs */
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata);

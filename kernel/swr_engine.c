@@ -143,8 +143,7 @@ static bool swr_resp_state_ok(enum ib_qp_state state)
 	       state == IB_QPS_SQD;
 }
 
-/* Is @gid one of this device's GIDs (so the destination is local)? */
-static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
+bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 {
 	const struct ib_gid_attr *attr;
 

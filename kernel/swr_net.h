@@ -160,6 +160,8 @@ u32 swr_mcast_qpns(struct swr_dev *sdev, const union ib_gid *mgid, u32 *qpn);
 bool swr_net_on_wire(struct swr_dev *sdev);
 
 /* swr_engine.c helpers the wire uses (see there). */
+/* Is @gid one of this device's GIDs (so the destination is local)? */
+bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid);
 void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 		      enum ib_wc_status status, u32 byte_len);
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
