@@ -15,9 +15,9 @@
 # Steps: abi-layout, packages (not on the debug kernel unless named),
 # provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
-# counters, disassoc, wire, clients, fuzz, mcast, loss, qdisc (named, or
-# on the debug kernel), suite, bench-smoke, uverbs-fuzz, lifecycle,
-# unload.
+# counters, trace, disassoc, wire, clients, fuzz, mcast, loss, qdisc
+# (named, or on the debug kernel), suite, bench-smoke, uverbs-fuzz,
+# lifecycle, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -161,6 +161,9 @@ step isolation build/selftests/swroce_isolation
 step killed build/selftests/swroce_killed
 step bigmsg build/selftests/swroce_bigmsg
 step counters build/selftests/swroce_counters
+# Tracepoints and "rdma res show -dd" of known runs, on two devices of its
+# own across a veth (swroce_trace.c).
+step trace selftests/swroce_trace.sh
 step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).
