@@ -46,6 +46,16 @@ static int fail(const char *what, int err)
 	return 1;
 }
 
+/* A connected local pair with options @o; 0, or 1 after saying why. */
+static int pair_up(struct swr_pair *p, struct swr_qp_opts *o)
+{
+	int ret = swr_pair_open(p);
+
+	if (!ret)
+		ret = swr_pair_create(p, o);
+	return ret ? fail("pair", ret) : 0;
+}
+
 /* Print the numbers the script looks up, then wait for it. */
 static void ready_and_wait(const struct swr_pair *p, void *buf, size_t len)
 {
@@ -74,11 +84,9 @@ static int do_res(void)
 	uint8_t *buf;
 	int i, ret;
 
-	ret = swr_pair_open(&p);
-	if (!ret)
-		ret = swr_pair_create(&p, &o);
+	ret = pair_up(&p, &o);
 	if (ret)
-		return fail("pair", ret);
+		return ret;
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
@@ -116,11 +124,9 @@ static int do_overflow(void)
 	struct ibv_mr *mr;
 	int i, ret;
 
-	ret = swr_pair_open(&p);
-	if (!ret)
-		ret = swr_pair_create(&p, &o);
+	ret = pair_up(&p, &o);
 	if (ret)
-		return fail("pair", ret);
+		return ret;
 	mr = ibv_reg_mr(p.pd, word, sizeof(word), SWR_ALL_ACCESS);
 	if (!mr)
 		return fail("reg_mr", errno);
