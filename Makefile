@@ -17,6 +17,10 @@
 #                   debug objects; `make vm KERNEL=debug` boots it
 #   make check-debug   deps, build, lint, then the whole guest plan on the
 #                   debug kernel, with a kmemleak scan after every step
+#   make deb        Debian packages swroce-dkms and ibverbs-providers-swroce
+#                   in build/deb
+#   make check-packages  install them in a guest of each kernel (DKMS),
+#                   use, remove (the packages step)
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -49,12 +53,13 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-debug check-loaded debug-kernel run vm clean help bench bench-progs
+	check check-debug check-loaded check-packages debug-kernel run vm clean help bench bench-progs \
+	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,25p' Makefile
+	@sed -n '3,28p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -68,8 +73,9 @@ provider: $(PROVIDER)
 
 $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	@providers/swroce/check-libibverbs.sh
-	$(CC) $(CFLAGS_USER) -fPIC -shared -fvisibility=hidden \
-		-Wl,--no-undefined -Wl,-z,defs -o $@ $(PROVIDER_SRC) -libverbs
+	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared \
+		-fvisibility=hidden -Wl,--no-undefined -Wl,-z,defs \
+		-o $@ $(PROVIDER_SRC) -libverbs
 
 selftests: $(SELFTESTS) $(BENCH_PROGS) $(BUILD)/selftests/clients/mpi_pingpong
 
@@ -115,6 +121,9 @@ modules_install: kmod
 deps:
 	tools/deps.sh
 
+deb:
+	tools/make-deb.sh
+
 lint:
 	tools/lint.sh
 
@@ -126,6 +135,9 @@ check-debug:
 
 check-loaded:
 	CHECK_HOGS=$${CHECK_HOGS:-2} tools/check.sh
+
+check-packages:
+	CHECK_STEPS=packages CHECK_TIMEOUT=$${CHECK_TIMEOUT:-10800} tools/check.sh
 
 debug-kernel:
 	tools/debug-kernel/build.sh

@@ -316,14 +316,14 @@ static inline void swr_count_add(struct swr_dev *sdev, enum swr_counter c,
 	atomic64_add(n, &sdev->counters[c]);
 }
 
-/* A received packet dropped for @reason, one of SWR_CNT_RX_DROP_*. */
-static inline void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason)
-{
-	atomic64_inc(&sdev->counters[SWR_CNT_RX_DROPPED]);
-	atomic64_inc(&sdev->counters[reason]);
-}
-
 /* swr_stats.c */
+/*
+ * A received packet for QP @qpn (0: not known yet) dropped for @reason,
+ * one of SWR_CNT_RX_DROP_*: counted, and traced (swr_pkt_drop).
+ */
+void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason, u32 qpn);
+/* A packet to QP @dqpn not sent (SWR_CNT_TX_DROPPED), likewise. */
+void swr_tx_drop(struct swr_dev *sdev, u32 dqpn);
 struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
 int swr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
@@ -337,6 +337,11 @@ int swr_counter_update_stats(struct rdma_counter *counter);
 
 /* swr_main.c */
 enum ib_port_state swr_port_state(struct swr_dev *sdev);
+
+/* swr_res.c: driver details of "rdma res show ... -dd" */
+int swr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int swr_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int swr_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* swr_verbs.c: device, port, ucontext and PD verbs */
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

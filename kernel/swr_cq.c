@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 #include "swr.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 #include "swr_udata.h"
 
 static size_t swr_cq_ring_bytes(u32 num_cqe)
@@ -291,6 +292,7 @@ int swr_cq_post(struct swr_cq *cq, const struct swroce_cqe *cqe,
 			   cq->ring->status.idx | SWROCE_CQ_STATUS_OVERFLOW);
 		spin_unlock_irqrestore(&cq->lock, flags);
 		swr_count(sdev, SWR_CNT_CQ_OVERFLOW);
+		trace_swr_cq_overflow(cq, used);
 		ibdev_dbg(cq->ibcq.device, "cq: overflow (%u used, %u slots)\n",
 			  used, cq->num_cqe);
 		swr_cq_err_event(cq);

@@ -39,7 +39,9 @@
 #include "swr.h"
 #include "swr_mr.h"
 #include "swr_net.h"
+#include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 #include "swr_wire.h"
 
 #define SWR_MAX_MSG		SZ_2G
@@ -141,8 +143,7 @@ static bool swr_resp_state_ok(enum ib_qp_state state)
 	       state == IB_QPS_SQD;
 }
 
-/* Is @gid one of this device's GIDs (so the destination is local)? */
-static bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
+bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 {
 	const struct ib_gid_attr *attr;
 
@@ -336,10 +337,11 @@ static void swr_srq_limit_event(struct swr_srq *srq)
 }
 
 /*
- * Take the next receive WQE of @qp (the responder, resp_lock held): from
- * its SRQ, or its own RQ. 0, -ENOENT (none posted) or -EINVAL (bad ring).
+ * Take the next receive WQE of @qp (the responder, resp_lock held) for a
+ * request of @opcode: from its SRQ, or its own RQ. 0, -ENOENT (none
+ * posted) or -EINVAL (bad ring).
  */
-int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -347,11 +349,20 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out)
 	s64 left;
 	int err;
 
-	if (!srq)
-		return qp->rq.ring ? swr_wq_pop(sdev, &qp->rq, out) : -ENOENT;
+	if (!srq) {
+		if (!qp->rq.ring)
+			return -ENOENT;
+		err = swr_wq_pop(sdev, &qp->rq, out);
+		if (!err)
+			trace_swr_recv_wqe(qp, false, qp->rq.cons - 1, out,
+					   opcode);
+		return err;
+	}
 
 	spin_lock_bh(&srq->lock);
 	err = swr_wq_pop(sdev, &srq->wq, out);
+	if (!err)
+		trace_swr_recv_wqe(qp, true, srq->wq.cons - 1, out, opcode);
 	if (!err && srq->limit) {
 		left = swr_wq_posted(&srq->wq);
 		if (left >= 0 && left < srq->limit) {
@@ -620,6 +631,7 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	qp->req.rnr_left = v->rnr_retry;
 	qp->req.retry_left = v->retry_cnt;
 	swr_qp_count(qp, SWR_CNT_WQE_CONSUMED);
+	trace_swr_send_wqe(qp, sq->cons - 1, w);
 	return 0;
 }
 
@@ -844,7 +856,7 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 			  dst->ibqp.qp_num, rv.state, qkey);
 		goto out_unlock;
 	}
-	err = swr_recv_pop(dst, rwqe);
+	err = swr_recv_pop(dst, rwqe, w->hdr.opcode);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(dst, true);
@@ -1078,11 +1090,14 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	}
 
 	if (swr_op_needs_recv(opc)) {
-		err = swr_recv_pop(dst, rwqe);
+		err = swr_recv_pop(dst, rwqe, opc);
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
 			if (rc) {
 				swr_qp_count(dst, SWR_CNT_RNR_NAK);
+				trace_swr_nak_sent(dst, dst->resp.psn,
+						   SWR_AETH_RNR_NAK |
+						   (rv.min_rnr_timer & 31));
 				a->rnr = true;
 				a->rnr_timer = rv.min_rnr_timer;
 			}
@@ -1468,7 +1483,7 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 	       !memcmp(&dst->attr.sgid, &v->dgid, sizeof(v->dgid));
 	spin_unlock_irqrestore(&dst->state_lock, flags);
 	if (!peer) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, dst->ibqp.qp_num);
 		return false;
 	}
 	if (dst->ibqp.qp_type == IB_QPT_RC && qp->req.psn != dst->resp.psn) {

@@ -254,6 +254,9 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 {
 	u32 roce_len = skb->len - SWR_ICRC_BYTES;
 	u8 *bth = skb->data;
+	/* For the drop event: the skb may be gone by then. */
+	u32 dqpn = get_unaligned_be32(bth + offsetof(struct swr_bth, qpn)) &
+		   SWR_QPN_MASK;
 	struct swr_wire *wire;
 	struct udphdr *udph;
 	struct dst_entry *dst;
@@ -357,7 +360,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	rcu_read_unlock();
 	err = net_xmit_eval(err);
 	if (err) {
-		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		swr_tx_drop(sdev, dqpn);
 		return err;
 	}
 	swr_count(sdev, SWR_CNT_TX_PKTS);
@@ -368,7 +371,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 drop:
 	rcu_read_unlock();
 	kfree_skb(skb);
-	swr_count(sdev, SWR_CNT_TX_DROPPED);
+	swr_tx_drop(sdev, dqpn);
 	return err;
 }
 
@@ -445,7 +448,7 @@ int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
 
 	skb = swr_skb_alloc(sdev, hdr_len, len, pad);
 	if (!skb) {
-		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		swr_tx_drop(sdev, dqpn);
 		return -ENOMEM;
 	}
 	swr_bth_init((struct swr_bth *)skb->data,
@@ -464,7 +467,7 @@ int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
 				  w->inline_data : NULL, len, pad);
 	if (err) {
 		kfree_skb(skb);
-		swr_count(sdev, SWR_CNT_TX_DROPPED);
+		swr_tx_drop(sdev, dqpn);
 		return err;
 	}
 	return swr_xmit(sdev, skb, d, swr_sport(qp->ibqp.qp_num, dqpn));
@@ -502,7 +505,7 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 
 	qp = swr_qp_get(sdev, qpn);
 	if (!qp) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, qpn);
 		return;
 	}
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
@@ -527,7 +530,8 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 	}
 	rwqe = &qp->resp.rwqe;
 	rseg = qp->wire->seg;
-	err = swr_recv_pop(qp, rwqe);
+	err = swr_recv_pop(qp, rwqe, rx->op->flags & SWR_OPF_IMMDT ?
+			   SWROCE_WR_SEND_WITH_IMM : SWROCE_WR_SEND);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(qp, true);
@@ -592,7 +596,7 @@ complete:
 drop_unlock:
 	spin_unlock_bh(&qp->resp_lock);
 drop:
-	swr_rx_drop(sdev, reason);
+	swr_rx_drop(sdev, reason, qpn);
 	swr_qp_put(qp);
 }
 
@@ -848,7 +852,7 @@ static void swr_mcast_rx(struct swr_rx *rx)
 	swr_rx_gid(rx, false, &mgid);
 	n = swr_mcast_qpns(rx->sdev, &mgid, qpn);
 	if (!n) {
-		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_QP);
+		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_QP, rx->qpn);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -866,7 +870,7 @@ static void swr_rx_ud_any(struct swr_rx *rx)
 	if (rx->paylen > swr_ud_max_payload(rx->sdev)) {
 		ibdev_dbg(&rx->sdev->ibdev, "ud rx: %u bytes over the MTU\n",
 			  rx->paylen);
-		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_MALFORMED);
+		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_MALFORMED, rx->qpn);
 		return;
 	}
 	if (rx->qpn == SWR_QPN_MASK)
@@ -981,13 +985,13 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!rx.sdev)
 		goto free;
 	if (skb_linearize(skb)) {
-		swr_rx_drop(rx.sdev, SWR_CNT_RX_DROP_NOMEM);
+		swr_rx_drop(rx.sdev, SWR_CNT_RX_DROP_NOMEM, 0);
 		goto free;
 	}
 	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
 	if (err) {
 		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
-		swr_rx_drop(rx.sdev, swr_rx_drop_reason(err));
+		swr_rx_drop(rx.sdev, swr_rx_drop_reason(err), rx.qpn);
 		goto free;
 	}
 	swr_count(rx.sdev, SWR_CNT_RX_PKTS);

@@ -160,6 +160,8 @@ u32 swr_mcast_qpns(struct swr_dev *sdev, const union ib_gid *mgid, u32 *qpn);
 bool swr_net_on_wire(struct swr_dev *sdev);
 
 /* swr_engine.c helpers the wire uses (see there). */
+/* Is @gid one of this device's GIDs (so the destination is local)? */
+bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid);
 void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 		      enum ib_wc_status status, u32 byte_len);
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
@@ -171,7 +173,8 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
-int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out);
+/* @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event. */
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode);
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num);
 void swr_segs_put(struct swr_seg *seg, u32 n);
 int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,

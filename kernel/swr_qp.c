@@ -24,6 +24,7 @@
 #include "swr_compat.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 #include "swr_udata.h"
 
 #define SWR_QPN_MAX		0xffffff
@@ -578,6 +579,8 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 	}
 	swr_qp_copy_attr(&qp->attr, attr, mask);
+	if (qp->state != new)
+		trace_swr_qp_state(qp, qp->state, new, SWR_QP_BY_USER);
 	WRITE_ONCE(qp->state, new);
 	switch (new) {
 	case IB_QPS_RESET:
@@ -638,6 +641,8 @@ void swr_qp_set_error(struct swr_qp *qp, bool fatal)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state != IB_QPS_RESET && qp->state != IB_QPS_ERR) {
+		trace_swr_qp_state(qp, qp->state, IB_QPS_ERR,
+				   fatal ? SWR_QP_BY_FATAL : SWR_QP_BY_ERROR);
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		WRITE_ONCE(qp->flush_pending, true);
 		WRITE_ONCE(qp->attr.sq_draining, false);

@@ -541,6 +541,13 @@ bool swr_qp_check_drained(struct swr_qp *qp, bool trylock);
  */
 void swr_qp_set_error(struct swr_qp *qp, bool fatal);
 
+/* Who moved a QP to its new state (the swr_qp_state event). */
+enum swr_qp_by {
+	SWR_QP_BY_USER,		/* modify_qp */
+	SWR_QP_BY_ERROR,	/* the engine: a completion in error */
+	SWR_QP_BY_FATAL,	/* the engine: IB_EVENT_QP_FATAL */
+};
+
 /*
  * swr_poll.c: the per-device poller
  */

@@ -18,6 +18,7 @@
 
 #include "swr.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 
 static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_UDATA_REJECTED] = { .name = "udata_rejected" },
@@ -81,6 +82,19 @@ static const enum swr_counter swr_qp_counters[] = {
 	SWR_CNT_RETRY_EXC,
 	SWR_CNT_FLUSHED,
 };
+
+void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason, u32 qpn)
+{
+	atomic64_inc(&sdev->counters[SWR_CNT_RX_DROPPED]);
+	atomic64_inc(&sdev->counters[reason]);
+	trace_swr_pkt_drop(sdev, reason, qpn);
+}
+
+void swr_tx_drop(struct swr_dev *sdev, u32 dqpn)
+{
+	atomic64_inc(&sdev->counters[SWR_CNT_TX_DROPPED]);
+	trace_swr_pkt_drop(sdev, SWR_CNT_TX_DROPPED, dqpn);
+}
 
 struct rdma_hw_stats *swr_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port)

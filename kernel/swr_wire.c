@@ -27,6 +27,7 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 #include "swr_wire.h"
 
 #define SWR_WIRE_ACK_EVERY	16
@@ -345,10 +346,12 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 		span = e->npkts - k;
 	off = (u64)k * p->mtu;
 	psn = (e->first_psn + k) & SWR_PSN_MASK;
-	if (swr_psn_diff(psn, wr->sent_hi) < 0)
+	if (swr_psn_diff(psn, wr->sent_hi) < 0) {
 		swr_qp_count(qp, SWR_CNT_RETRANSMITS);
-	else
+		trace_swr_retransmit(qp, psn, wr->retry_left);
+	} else {
 		wr->sent_hi = (psn + span) & SWR_PSN_MASK;
+	}
 	if (oi->flags & SWR_OPF_PAYLOAD) {
 		if (h->opcode == SWROCE_WR_ATOMIC_WRITE)
 			paylen = sizeof(u64);
@@ -671,6 +674,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 		return progress;
 	case SWR_AETH_RNR_NAK:
 		swr_qp_count(qp, SWR_CNT_RNR_NAK_RCVD);
+		trace_swr_nak_rcvd(qp, psn, syn);
 		e = swr_wire_find(qp, psn, &idx);
 		if (!e)
 			return false;
@@ -693,6 +697,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 		return progress;
 	case SWR_AETH_NAK:
 		swr_wire_count_nak(qp, syn);
+		trace_swr_nak_rcvd(qp, psn, syn);
 		e = swr_wire_find(qp, psn, &idx);
 		if (!e) {
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
@@ -926,6 +931,9 @@ void swr_wire_poll(struct swr_qp *qp)
 	}
 	if (wr->deadline && now >= wr->deadline) {
 		swr_qp_count(qp, SWR_CNT_TIMEOUTS);
+		trace_swr_ack_timeout(qp, swr_wire_base_psn(wr),
+				      wr->retry_left ? wr->retry_left - 1 : 0,
+				      !wr->retry_left);
 		if (!wr->retry_left) {
 			swr_wire_retire(qp, IB_WC_RETRY_EXC_ERR);
 			return;

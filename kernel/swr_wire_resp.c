@@ -55,6 +55,7 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_trace.h"
 #include "swr_wire.h"
 
 /* READ response packets sent from softirq at most; more go to the poller. */
@@ -85,6 +86,8 @@ static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct sk_buff *skb;
 	struct swr_aeth *aeth;
 
+	if (syn & SWR_AETH_TYPE_MASK)
+		trace_swr_nak_sent(qp, psn, syn);
 	skb = swr_skb_alloc(sdev, oi->hdr_len, 0, 0);
 	if (!skb)
 		return;
@@ -313,6 +316,14 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 
 /* Duplicates --------------------------------------------------------------- */
 
+/* A duplicate nothing answers (not in rx_dropped: see above). */
+static void swr_wire_dup_bad(struct swr_qp *qp)
+{
+	swr_count(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
+	trace_swr_pkt_drop(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD,
+			   qp->ibqp.qp_num);
+}
+
 /*
  * A READ duplicate: only the rest of the range its resource recorded,
  * from a packet boundary on, is sent again.
@@ -339,7 +350,7 @@ static void swr_wire_dup_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	swr_wire_rd_answer(qp, p, rd);
 	return;
 drop:
-	swr_count(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
+	swr_wire_dup_bad(qp);
 }
 
 static void swr_wire_dup_atomic(struct swr_qp *qp,
@@ -350,7 +361,7 @@ static void swr_wire_dup_atomic(struct swr_qp *qp,
 						  q->rx->psn);
 
 	if (!rd || rd->kind != SWR_RD_ATOMIC || rd->psn != q->rx->psn) {
-		swr_count(swr_qp_dev(qp), SWR_CNT_RX_DROP_DUP_BAD);
+		swr_wire_dup_bad(qp);
 		return;
 	}
 	rd->next = 0;
@@ -423,6 +434,22 @@ static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
 }
 
 /*
+ * The send opcode (SWROCE_WR_*) of the message a request packet that takes
+ * a receive WQE belongs to, as far as the packet tells: a SEND's FIRST
+ * packet does not say whether its LAST carries immediate data.
+ */
+static u8 swr_wire_recv_opcode(u32 op_flags)
+{
+	if (op_flags & SWR_OPF_WRITE)
+		return SWROCE_WR_RDMA_WRITE_WITH_IMM;
+	if (op_flags & SWR_OPF_IMMDT)
+		return SWROCE_WR_SEND_WITH_IMM;
+	if (op_flags & SWR_OPF_IETH)
+		return SWROCE_WR_SEND_WITH_INV;
+	return SWROCE_WR_SEND;
+}
+
+/*
  * Take a receive WQE for the message starting at @q. False when there is
  * none (an RNR NAK went out, or UC drops the message) or the queue is bad
  * (q->nak set).
@@ -434,7 +461,8 @@ static bool swr_wire_take_recv(struct swr_qp *qp, const struct swr_wire_path *p,
 
 	if (qp->resp.rwqe_valid)
 		return true;
-	err = swr_recv_pop(qp, &qp->resp.rwqe);
+	err = swr_recv_pop(qp, &qp->resp.rwqe,
+			   swr_wire_recv_opcode(q->rx->op->flags));
 	if (err == -ENOENT) {
 		swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
 		if (q->rc)
@@ -861,7 +889,7 @@ static bool swr_wire_queue_resp(struct swr_qp *qp, struct swr_rx *rx)
 	cb->paylen = rx->paylen;
 	if (atomic_inc_return(&qp->wire_rxq_len) > SWR_WIRE_RXQ_MAX) {
 		atomic_dec(&qp->wire_rxq_len);
-		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_NOMEM);
+		swr_rx_drop(rx->sdev, SWR_CNT_RX_DROP_NOMEM, rx->qpn);
 		return false;
 	}
 	llist_add(&rx->skb->ll_node, &qp->wire_rxq);
@@ -879,7 +907,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 
 	qp = swr_qp_get(sdev, rx->qpn);
 	if (!qp) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, rx->qpn);
 		return false;
 	}
 	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
@@ -888,7 +916,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
 	     p.state != IB_QPS_SQD) ||
 	    !swr_rx_from_peer(rx, &p.d)) {
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, rx->qpn);
 		goto out;
 	}
 
@@ -900,7 +928,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 
 	if (!swr_wire_qp_get(qp, GFP_ATOMIC)) {
 		/* As if lost: the requester sends it again. */
-		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM);
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM, rx->qpn);
 		goto out;
 	}
 	spin_lock_bh(&qp->resp_lock);

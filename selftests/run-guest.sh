@@ -12,11 +12,12 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, provider-builddir, link, device, udata, mr, cq, ah,
+# Steps: abi-layout, packages (only when named),
+# provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
-# counters, disassoc, wire, clients, fuzz, mcast, loss, qdisc (named, or
-# on the debug kernel), suite, bench-smoke, uverbs-fuzz, lifecycle,
-# unload.
+# counters, trace, disassoc, wire, clients, fuzz, mcast, loss, qdisc
+# (named, or on the debug kernel), suite, bench-smoke, uverbs-fuzz,
+# lifecycle, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,6 +96,14 @@ if [ -n "$kml" ]; then
 fi
 
 step abi-layout providers/swroce/abi_layout_check.sh
+# The Debian packages of make deb: install (DKMS builds swroce.ko in this
+# guest), auto-load, use, remove (issue 15). It needs no swroce device and
+# no provider installed, so it comes first. Only when named (make
+# check-packages): DKMS compiling the module under TCG takes longer than
+# all the other steps together.
+if [[ "$only" == *" packages "* ]]; then
+	step packages selftests/swroce_packages.sh
+fi
 
 # The provider from the build directory, before anything is installed.
 provider_builddir() {
@@ -152,6 +161,9 @@ step isolation build/selftests/swroce_isolation
 step killed build/selftests/swroce_killed
 step bigmsg build/selftests/swroce_bigmsg
 step counters build/selftests/swroce_counters
+# Tracepoints and "rdma res show -dd" of known runs, on two devices of its
+# own across a veth (swroce_trace.c).
+step trace selftests/swroce_trace.sh
 step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).

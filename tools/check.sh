@@ -66,6 +66,8 @@ if [[ " $kernels " == *" debug "* ]]; then
 fi
 build() {
 	make -s provider selftests kmod-all || return 1
+	# the packages step installs these in the guest
+	tools/make-deb.sh >/dev/null || return 1
 	[ -z "$debug_ver" ] || tools/build-kmod.sh build/kmod "$debug_ver"
 }
 if ! build >"$results/build.log" 2>&1; then

@@ -13,6 +13,9 @@ packages=(
 	# build
 	gcc make kmod xz-utils cpio sparse shellcheck python3 clang
 	libibverbs-dev librdmacm-dev
+	# make deb: Debian's packaging tools; dkms for the guest's install test;
+	# man for the lint of swroce.7
+	dpkg-dev debhelper dh-dkms dkms fakeroot man-db
 	# kernel sources: kselftest harness, checkpatch
 	linux-source-6.1 linux-source-6.12
 	# the guest

@@ -8,6 +8,7 @@
 #   - a W=1 build with sparse (C=2: every file) against every pinned kernel
 #   - the uAPI header's layout, identical for 32- and 64-bit user space
 #   - shellcheck on the shell scripts, when installed
+#   - the man page renders without a warning (man --warnings)
 # The provider and the selftests build with -Werror in any case.
 
 set -u
@@ -65,6 +66,11 @@ if command -v shellcheck >/dev/null; then
 	shellcheck -x -S warning "${scripts[@]}" >"$tmp/shellcheck" 2>&1
 	report shellcheck "$tmp/shellcheck"
 fi
+
+# man prints groff's warnings on stderr; the rendered page goes nowhere
+LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l Documentation/swroce.7 \
+	2>"$tmp/man" >/dev/null || echo "man failed" >>"$tmp/man"
+report man-swroce.7 "$tmp/man"
 
 echo "1..$n"
 [ $failed -eq 0 ]
