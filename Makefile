@@ -19,8 +19,8 @@
 #                   debug kernel, with a kmemleak scan after every step
 #   make deb        Debian packages swroce-dkms and ibverbs-providers-swroce
 #                   in build/deb
-#   make check-packages  install them in a guest of each kernel (DKMS),
-#                   use, remove (the packages step)
+#   make check-packages  the packages step alone, DKMS seeing every
+#                   installed kernel (make check: the running one)
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -137,7 +137,8 @@ check-loaded:
 	CHECK_HOGS=$${CHECK_HOGS:-2} tools/check.sh
 
 check-packages:
-	CHECK_STEPS=packages CHECK_TIMEOUT=$${CHECK_TIMEOUT:-10800} tools/check.sh
+	CHECK_STEPS=packages SWROCE_PKG_KERNELS=all \
+		CHECK_TIMEOUT=$${CHECK_TIMEOUT:-10800} tools/check.sh
 
 debug-kernel:
 	tools/debug-kernel/build.sh

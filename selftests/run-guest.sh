@@ -12,7 +12,7 @@
 #   -s        skip the rdma-core suite
 #   TEST...   run only these steps (names as in the list below)
 #
-# Steps: abi-layout, packages (only when named),
+# Steps: abi-layout, packages,
 # provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
 # counters, trace, disassoc, wire, clients, fuzz, mcast, loss, qdisc
@@ -98,12 +98,9 @@ fi
 step abi-layout providers/swroce/abi_layout_check.sh
 # The Debian packages of make deb: install (DKMS builds swroce.ko in this
 # guest), auto-load, use, remove (issue 15). It needs no swroce device and
-# no provider installed, so it comes first. Only when named (make
-# check-packages): DKMS compiling the module under TCG takes longer than
-# all the other steps together.
-if [[ "$only" == *" packages "* ]]; then
-	step packages selftests/swroce_packages.sh
-fi
+# no provider installed, so it comes first. DKMS builds for the running
+# kernel only, unless SWROCE_PKG_KERNELS=all (make check-packages).
+step packages selftests/swroce_packages.sh
 
 # The provider from the build directory, before anything is installed.
 provider_builddir() {

@@ -20,7 +20,8 @@
 # check-loaded" is CHECK_HOGS=2). CHECK_TIMEOUT the seconds one guest may
 # take (default 3600: a hang guard, a loaded host makes a run take a few
 # times longer; 4x that on the debug kernel; plus SWROCE_FUZZ_SECONDS).
-# SWROCE_FUZZ_* and SWROCE_LIFECYCLE_ITERS are passed on to the guest:
+# SWROCE_FUZZ_*, SWROCE_LIFECYCLE_ITERS and SWROCE_PKG_KERNELS are passed
+# on to the guest:
 # e.g. a long run
 #   CHECK_STEPS="uverbs-fuzz lifecycle" SWROCE_FUZZ_SECONDS=600 \
 #   SWROCE_LIFECYCLE_ITERS=100 CHECK_TIMEOUT=14400 make check
@@ -93,7 +94,7 @@ for s in $kernels; do
 	say "guest $kver"
 	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
 	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
-		 SWROCE_LIFECYCLE_ITERS; do
+		 SWROCE_LIFECYCLE_ITERS SWROCE_PKG_KERNELS; do
 		[ -z "${!v:-}" ] || envs+=(-e "$v=${!v}")
 	done
 	# shellcheck disable=SC2086 # CHECK_STEPS is a list of words
