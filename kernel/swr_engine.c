@@ -729,8 +729,10 @@ struct swr_ud_dest {
 	union ib_gid sgid;
 	union ib_gid dgid;
 	u32 flow_label;
+	int oif;
 	u8 traffic_class;
 	u8 hop_limit;
+	u8 sl;
 };
 
 static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
@@ -748,13 +750,17 @@ static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
 	} else {
 		grh = rdma_ah_read_grh(&ah->attr);
 		d->dgid = grh->dgid;
-		if (grh->sgid_attr)
+		if (grh->sgid_attr) {
 			d->sgid = grh->sgid_attr->gid;
-		else
+			d->oif = swr_gid_attr_oif(grh->sgid_attr);
+		} else {
 			memset(&d->sgid, 0, sizeof(d->sgid));
+			d->oif = 0;
+		}
 		d->flow_label = grh->flow_label;
 		d->traffic_class = grh->traffic_class;
 		d->hop_limit = grh->hop_limit;
+		d->sl = rdma_ah_get_sl(&ah->attr);
 	}
 	xa_unlock(&sdev->ah_xa);
 	return err;
@@ -914,8 +920,10 @@ static void swr_exec_ud_wire(struct swr_qp *qp, const struct swr_send_wqe *w,
 		.sgid = d->sgid,
 		.dgid = d->dgid,
 		.flow_label = d->flow_label,
+		.oif = d->oif,
 		.traffic_class = d->traffic_class,
 		.hop_limit = d->hop_limit,
+		.sl = d->sl,
 	};
 	u32 qkey = w->hdr.ud.remote_qkey;
 

@@ -9,7 +9,8 @@
  * All three end in the RDMA core's unregistration, which calls
  * swr_dealloc_driver() exactly once.
  */
-#include <linux/if_vlan.h>
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -195,6 +196,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.fill_res_qp_entry = swr_fill_res_qp_entry,
 	.get_dma_mr = swr_get_dma_mr,
 	.get_hw_stats = swr_get_hw_stats,
+	.process_mad = swr_process_mad,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
 	.map_mr_sg = swr_map_mr_sg,
@@ -252,21 +254,48 @@ static bool swr_netdev_is_bound(struct net_device *ndev)
 	return false;
 }
 
-static bool swr_netdev_qualified(struct net_device *ndev)
+/*
+ * What a device can bind to: an Ethernet netdev (physical, veth, VLAN,
+ * macvlan, ipvlan, bond master, dummy) or an L3 one without a link-layer
+ * header (tun, wireguard), with room for a 256-byte IB MTU. NULL if it
+ * qualifies, else why not (for the log: rdma link add has no extack).
+ */
+static const char *swr_netdev_refusal(struct net_device *ndev)
 {
-	/* RoCE needs Ethernet framing and room for a 256-byte IB MTU. */
-	return ndev->type == ARPHRD_ETHER && !is_vlan_dev(ndev) &&
-	       iboe_get_mtu(ndev->mtu) != 0;
+	if (ndev->flags & IFF_LOOPBACK)
+		return "a loopback device (local QPs need no device under them)";
+	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_NONE)
+		return "neither Ethernet nor an L3 tunnel (ARPHRD_ETHER/NONE)";
+	if (netif_is_lag_port(ndev))
+		return "a bond or team port (bind to the bond or team device)";
+	if (!iboe_get_mtu(ndev->mtu))
+		return "an MTU too small for RoCE's 256-byte minimum";
+	return NULL;
+}
+
+/* The node GUID: EUI-64 of the MAC, or of a random one for L3 devices. */
+static void swr_node_guid(struct swr_dev *sdev, struct net_device *ndev)
+{
+	u8 mac[ETH_ALEN];
+
+	if (ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr))
+		ether_addr_copy(mac, ndev->dev_addr);
+	else
+		eth_random_addr(mac);
+	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid, mac);
 }
 
 static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 {
+	const char *refusal = swr_netdev_refusal(ndev);
 	struct swr_dev *sdev;
 	int err;
 
-	if (!swr_netdev_qualified(ndev)) {
-		netdev_dbg(ndev, "swroce: not an Ethernet netdev with MTU >= 256\n");
-		return -EINVAL;
+	if (refusal) {
+		/* Only CAP_NET_ADMIN gets here; still, one line per burst. */
+		net_info_ratelimited("swroce: %s: cannot bind to %s\n",
+				     netdev_name(ndev), refusal);
+		return -EOPNOTSUPP;
 	}
 
 	sdev = ib_alloc_device(swr_dev, ibdev);
@@ -295,8 +324,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SWR_PORT_NUM;
 	sdev->ibdev.num_comp_vectors = 1;
-	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid,
-			    ndev->dev_addr);
+	swr_node_guid(sdev, ndev);
 	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));
 	/* A user QP's post_send is its doorbell (swroce-abi.h). */
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
@@ -328,6 +356,14 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Under the NIC's bus device, as a hardware RoCE device would be:
+	 * sysfs then links <ibdev>/device/net/<netdev>, where rdma-core's
+	 * tests and tools look for the device's netdev. A virtual netdev
+	 * (veth, VLAN, bond) has no parent: the device stays virtual. No
+	 * DMA is done for it either way (dma_device NULL).
+	 */
+	sdev->ibdev.dev.parent = ndev->dev.parent;
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err)
 		goto err_dealloc;

@@ -65,9 +65,18 @@ struct swr_wire_dest {
 	union ib_gid sgid;
 	union ib_gid dgid;
 	u32 flow_label;
-	u8 traffic_class;
+	/*
+	 * The netdev of the source GID's table entry (the bound one, or a
+	 * VLAN device on it); 0: the bound one.
+	 */
+	int oif;
+	u8 traffic_class;	/* the IP TOS/traffic class: DSCP and ECN */
 	u8 hop_limit;
+	u8 sl;			/* skb->priority: a VLAN's egress-qos-map -> PCP */
 };
+
+/* The ifindex of @attr's netdev, 0 if it has none (any context). */
+int swr_gid_attr_oif(const struct ib_gid_attr *attr);
 
 int swr_net_init(void);
 void swr_net_exit(void);

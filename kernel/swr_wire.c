@@ -53,6 +53,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	p->d.flow_label = grh->flow_label;
 	p->d.traffic_class = grh->traffic_class;
 	p->d.hop_limit = grh->hop_limit;
+	p->d.sl = rdma_ah_get_sl(&qp->attr.ah);
 	sgid_index = grh->sgid_index;
 	p->dqpn = qp->attr.dest_qpn;
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
@@ -71,6 +72,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	if (IS_ERR(ga))
 		return PTR_ERR(ga);
 	p->d.sgid = ga->gid;
+	p->d.oif = swr_gid_attr_oif(ga);
 	rdma_put_gid_attr(ga);
 	return 0;
 }

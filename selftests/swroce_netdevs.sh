@@ -1,0 +1,346 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Every netdev a RoCE user binds to (issue 12), and the standard IB port
+# counters. Each topology is two network namespaces, built here and
+# removed at the end; in each, swroce binds on both sides, and
+# ibv_rc_pingpong (-c: the received data checked), ibv_ud_pingpong and
+# rping (-V: the echoed data checked, over rdma_cm) run across:
+#
+#   ports:   nd-pa pc0 10.81.1.1 =veth= pc1 10.81.1.2 nd-pb (no IPv6,
+#            static neighbours, control traffic on a second veth): the
+#            port counters against each other and against the veth's
+#   vlan:    nd-va va.100 10.82.1.1 (veth va) = vb.100 10.82.1.2 nd-vb,
+#            devices on the VLAN devices
+#   upper:   nd-ua ua 10.83.1.1, ua.200 10.83.2.1 (egress-qos-map 3:3) =
+#            ub, ub.200 in nd-ub, devices on ua/ub: the VLAN device's
+#            address is a GID of the device under it; SL 3 leaves as
+#            PCP 3, tagged 200 (a flower filter on ub counts them)
+#   macvlan: nd-ma mva 10.84.1.1 / nd-mb mvb 10.84.1.2, bridge mode on
+#            one veth of nd-mp
+#   ipvlan:  likewise, L2 mode, 10.85.1.x
+#   bond:    nd-ba bond ba (ba0, ba1 active-backup) = bb (bb0, bb1) nd-bb,
+#            10.86.1.x; the active link goes down mid-transfer
+#   tun:     nd-ta tna 10.87.1.1 <-> tnb 10.87.1.2 nd-tb, joined by
+#            swr_tunpipe (L3: no MAC, no neighbour resolution)
+#   dummy:   the namespace's UDP socket lives as long as a device does
+#
+# Runs as root inside the test guest (selftests/run-guest.sh), with the
+# provider installed. TAP on stdout.
+
+set -u
+# shellcheck source=selftests/tap.sh
+. "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
+
+T=300
+bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
+all_ns="nd-pa nd-pb nd-va nd-vb nd-ua nd-ub nd-mp nd-ma nd-mb nd-ip nd-ia
+	nd-ib nd-ba nd-bb nd-ta nd-tb nd-d"
+tunpipe=
+
+cleanup() {
+	local ns d
+	[ -z "$tunpipe" ] || kill "$tunpipe" 2>/dev/null
+	for ns in $all_ns; do
+		[ -e "/run/netns/$ns" ] || continue
+		# devices first: the namespace's exit would remove them too,
+		# but asynchronously
+		for d in $(ip netns exec "$ns" rdma link show 2>/dev/null |
+			   awk '$2 ~ /^nd/ {sub("/.*", "", $2); print $2}'); do
+			ip netns exec "$ns" rdma link del "$d" 2>/dev/null
+		done
+		ip netns del "$ns"
+	done
+}
+trap cleanup EXIT
+cleanup
+for ns in $all_ns; do
+	ip netns add "$ns" || tap_bail "ip netns add $ns"
+	ip -n "$ns" link set lo up
+done
+
+# ns_run NS CMD...: CMD in namespace NS
+ns_run() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# bind NS DEV NETDEV: a swroce device DEV on NETDEV in NS
+bind() {
+	ns_run "$1" rdma link add "$2" type swroce netdev "$3"
+}
+
+# traffic NAME NS_A DEV_A IP_A NS_B DEV_B IP_B: the three programs across
+traffic() {
+	local name=$1 na=$2 da=$3 ia=$4 nb=$5 db=$6 ib=$7
+	local ga gb
+	ga=$(v4gid "$ia") gb=$(v4gid "$ib")
+	wait_gid "$da" "$ga" && wait_gid "$db" "$gb"
+	tap_ok $? "$name: the devices have their addresses' GIDs"
+	pp ibv_rc_pingpong "$na" "$da" "$ga" "$nb" "$db" "$gb" "$ia" -c \
+		-s 4096 -n 100
+	tap_ok $? "$name: ibv_rc_pingpong, 4 KiB x 100, data checked"
+	pp ibv_ud_pingpong "$na" "$da" "$ga" "$nb" "$db" "$gb" "$ia" -c \
+		-s 512 -n 100
+	tap_ok $? "$name: ibv_ud_pingpong, data checked"
+	rp "$na" "$nb" "$ia"
+	tap_ok $? "$name: rping over rdma_cm, data checked"
+}
+
+# counter DEV NAME: a standard port counter of DEV
+counter() {
+	cat "/sys/class/infiniband/$1/ports/1/counters/$2"
+}
+# link_stat NS IF FIELD: a netdev statistic (tx_packets, rx_bytes, ...)
+link_stat() {
+	ns_run "$1" cat "/sys/class/net/$2/statistics/$3"
+}
+
+# --- ports: the IB port counters ------------------------------------------
+for ns in nd-pa nd-pb; do
+	ns_run $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+done
+ip link add pc0 netns nd-pa type veth peer name pc1 netns nd-pb &&
+ip link add pcc0 netns nd-pa type veth peer name pcc1 netns nd-pb &&
+ns_run nd-pa ip addr add 10.81.1.1/24 dev pc0 &&
+ns_run nd-pb ip addr add 10.81.1.2/24 dev pc1 &&
+ns_run nd-pa ip addr add 10.81.2.1/24 dev pcc0 &&
+ns_run nd-pb ip addr add 10.81.2.2/24 dev pcc1 &&
+ns_run nd-pa ip neigh replace 10.81.1.2 dev pc0 nud permanent \
+	lladdr "$(ns_run nd-pb cat /sys/class/net/pc1/address)" &&
+ns_run nd-pb ip neigh replace 10.81.1.1 dev pc1 nud permanent \
+	lladdr "$(ns_run nd-pa cat /sys/class/net/pc0/address)" &&
+for l in pc0 pcc0; do ns_run nd-pa ip link set $l up || break; done &&
+for l in pc1 pcc1; do ns_run nd-pb ip link set $l up || break; done &&
+bind nd-pa ndpc0 pc0 && bind nd-pb ndpc1 pc1 &&
+wait_gid ndpc0 "$(v4gid 10.81.1.1)" && wait_gid ndpc1 "$(v4gid 10.81.1.2)"
+tap_ok $? "ports: two devices on a veth with nothing else on it"
+
+d=/sys/class/infiniband/ndpc0/ports/1/counters
+missing=
+for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets \
+	 unicast_xmit_packets unicast_rcv_packets multicast_xmit_packets \
+	 multicast_rcv_packets port_rcv_errors port_xmit_discards \
+	 symbol_error link_downed; do
+	[ -r "$d/$c" ] && [[ "$(cat "$d/$c")" =~ ^[0-9]+$ ]] || missing+=" $c"
+done
+tap_ok "${missing:-0}" = 0 "ports: the standard counters read as numbers${missing:+ (not:$missing)}"
+
+declare -A before
+snap() {	# snap: every figure compared below, into before[]
+	local k
+	for k in tx_packets tx_bytes rx_packets rx_bytes; do
+		before[pc0.$k]=$(link_stat nd-pa pc0 $k)
+	done
+	for k in port_xmit_data port_rcv_data port_xmit_packets \
+		 port_rcv_packets; do
+		before[a.$k]=$(counter ndpc0 $k)
+		before[b.$k]=$(counter ndpc1 $k)
+	done
+}
+delta() {	# delta KEY: now - before
+	local now
+	case $1 in
+	pc0.*) now=$(link_stat nd-pa pc0 "${1#pc0.}") ;;
+	a.*) now=$(counter ndpc0 "${1#a.}") ;;
+	b.*) now=$(counter ndpc1 "${1#b.}") ;;
+	esac
+	echo $((now - ${before[$1]}))
+}
+snap
+ga=$(gid_index ndpc0 "$(v4gid 10.81.1.1)") gb=$(gid_index ndpc1 "$(v4gid 10.81.1.2)")
+# The TCP exchange of the pingpong goes over the control veth.
+ns_run nd-pa timeout $T ibv_rc_pingpong -d ndpc0 -g "$ga" -c -s 3000 \
+	-n 200 >/tmp/swr-nd-srv.log 2>&1 &
+spid=$!
+wait_for 60 listening nd-pa 18515
+ns_run nd-pb timeout $T ibv_rc_pingpong -d ndpc1 -g "$gb" -c -s 3000 \
+	-n 200 10.81.2.1 >/tmp/swr-nd-cli.log 2>&1
+rc=$?
+wait $spid || rc=1
+[ $rc -eq 0 ] || sed 's/^/# /' /tmp/swr-nd-srv.log /tmp/swr-nd-cli.log
+tap_ok $rc "ports: ibv_rc_pingpong 3000 B x 200 on the counted veth"
+sleep 1	# the last ACKs
+ax=$(delta a.port_xmit_packets) ar=$(delta a.port_rcv_packets)
+bx=$(delta b.port_xmit_packets) br=$(delta b.port_rcv_packets)
+axd=$(delta a.port_xmit_data) ard=$(delta a.port_rcv_data)
+bxd=$(delta b.port_xmit_data) brd=$(delta b.port_rcv_data)
+echo "# ndpc0 sent $ax packets ($axd words), received $ar ($ard words)"
+echo "# ndpc1 sent $bx packets ($bxd words), received $br ($brd words)"
+# 200 messages each way of 3 packets at MTU 1024, and their ACKs
+[ "$ax" -ge 600 ] && [ "$ax" = "$br" ] && [ "$bx" = "$ar" ]
+tap_ok $? "ports: packets one device sent = packets the other received"
+[ "$axd" = "$brd" ] && [ "$bxd" = "$ard" ] && [ "$axd" -gt $((600 * 3000 / 4 / 3)) ]
+tap_ok $? "ports: data one device sent = data the other received (4-byte words)"
+vp=$(delta pc0.tx_packets) vb=$(delta pc0.tx_bytes)
+vrp=$(delta pc0.rx_packets) vrb=$(delta pc0.rx_bytes)
+echo "# pc0 sent $vp frames, $vb bytes; received $vrp frames, $vrb bytes"
+# The veth counts each frame with its 14-byte Ethernet header; the port
+# counts IP datagrams in words, truncated: within 4 bytes of each other.
+ok=1
+[ "$vp" = "$ax" ] && [ "$vrp" = "$ar" ] &&
+	[ $(((vb - 14 * vp) / 4 - axd)) -ge -1 ] && [ $(((vb - 14 * vp) / 4 - axd)) -le 1 ] &&
+	[ $(((vrb - 14 * vrp) / 4 - ard)) -ge -1 ] && [ $(((vrb - 14 * vrp) / 4 - ard)) -le 1 ] &&
+	ok=0
+tap_ok $ok "ports: the counters match the frames that crossed the veth (ip -s link)"
+[ "$(counter ndpc0 multicast_xmit_packets)" = 0 ] &&
+	[ "$(counter ndpc0 unicast_xmit_packets)" = "$(counter ndpc0 port_xmit_packets)" ] &&
+	[ "$(counter ndpc0 port_rcv_errors)" = 0 ] &&
+	[ "$(counter ndpc0 port_xmit_discards)" = 0 ]
+tap_ok $? "ports: all unicast, no receive errors, no discards"
+
+# --- vlan: devices on VLAN devices ------------------------------------------
+ip link add va netns nd-va type veth peer name vb netns nd-vb &&
+ns_run nd-va ip link set va up && ns_run nd-vb ip link set vb up &&
+ns_run nd-va ip link add link va name va.100 type vlan id 100 &&
+ns_run nd-vb ip link add link vb name vb.100 type vlan id 100 &&
+ns_run nd-va ip addr add 10.82.1.1/24 dev va.100 &&
+ns_run nd-vb ip addr add 10.82.1.2/24 dev vb.100 &&
+ns_run nd-va ip link set va.100 up && ns_run nd-vb ip link set vb.100 up &&
+bind nd-va ndv0 va.100 && bind nd-vb ndv1 vb.100
+tap_ok $? "vlan: a device binds to a VLAN device"
+tx=$(link_stat nd-va va.100 tx_packets)
+traffic vlan nd-va ndv0 10.82.1.1 nd-vb ndv1 10.82.1.2
+[ "$(counter ndv0 port_xmit_packets)" -gt 0 ] &&
+	[ "$(link_stat nd-va va.100 tx_packets)" -ge $((tx + $(counter ndv0 port_xmit_packets))) ]
+tap_ok $? "vlan: the RoCE packets left through the VLAN device"
+
+# --- upper: a VLAN device's address on the device under it ------------------
+ip link add ua netns nd-ua type veth peer name ub netns nd-ub &&
+ns_run nd-ua ip addr add 10.83.1.1/24 dev ua &&
+ns_run nd-ub ip addr add 10.83.1.2/24 dev ub &&
+ns_run nd-ua ip link set ua up && ns_run nd-ub ip link set ub up &&
+ns_run nd-ua ip link add link ua name ua.200 type vlan id 200 \
+	egress-qos-map 3:3 &&
+ns_run nd-ub ip link add link ub name ub.200 type vlan id 200 \
+	egress-qos-map 3:3 &&
+ns_run nd-ua ip addr add 10.83.2.1/24 dev ua.200 &&
+ns_run nd-ub ip addr add 10.83.2.2/24 dev ub.200 &&
+ns_run nd-ua ip link set ua.200 up && ns_run nd-ub ip link set ub.200 up &&
+bind nd-ua ndu0 ua && bind nd-ub ndu1 ub
+tap_ok $? "upper: devices on veths that carry VLAN 200"
+# Count what arrives on ub tagged 200: RoCE with PCP 3, RoCE without.
+ns_run nd-ub tc qdisc add dev ub clsact &&
+ns_run nd-ub tc filter add dev ub ingress pref 1 protocol 802.1q flower \
+	vlan_id 200 vlan_prio 3 vlan_ethtype ipv4 ip_proto udp dst_port 4791 \
+	action pass &&
+ns_run nd-ub tc filter add dev ub ingress pref 2 protocol 802.1q flower \
+	vlan_id 200 vlan_ethtype ipv4 ip_proto udp dst_port 4791 action pass
+tap_ok $? "upper: flower filters count the tagged RoCE packets on ub"
+ga=$(v4gid 10.83.2.1) gb=$(v4gid 10.83.2.2)
+wait_gid ndu0 "$ga" && wait_gid ndu1 "$gb"
+tap_ok $? "upper: the VLAN device's address is a GID of the device under it"
+# The TCP exchange on the untagged address; RoCE on the VLAN's GIDs, SL 3.
+pp ibv_rc_pingpong nd-ua ndu0 "$ga" nd-ub ndu1 "$gb" 10.83.1.1 -c \
+	-s 4096 -n 100 -l 3
+tap_ok $? "upper: ibv_rc_pingpong on the VLAN GIDs with SL 3, data checked"
+# flower_pkts PREF: packets the filter of preference PREF matched
+flower_pkts() {
+	ns_run nd-ub tc -s filter show dev ub ingress pref "$1" |
+		awk '/Sent .* pkt/ {for (i = 1; i < NF; i++) if ($(i + 1) == "pkt") {print $i; exit}}'
+}
+p3=$(flower_pkts 1) pall=$(flower_pkts 2)
+echo "# on ub: ${p3:-?} RoCE packets tagged 200 with PCP 3, ${pall:-?} tagged 200 in all"
+[ "${p3:-0}" -ge 300 ] && [ "$p3" = "$pall" ]
+tap_ok $? "upper: every RoCE packet left tagged 200 with PCP 3 (SL 3, egress-qos-map 3:3)"
+[ "$(link_stat nd-ub ub.200 rx_packets)" -ge "${p3:-1}" ]
+tap_ok $? "upper: and arrived through the VLAN device"
+rp nd-ua nd-ub 10.83.2.1
+tap_ok $? "upper: rping over rdma_cm on the VLAN addresses, data checked"
+
+# --- macvlan and ipvlan: two upper devices of one veth ----------------------
+ip link add mpx netns nd-mp type veth peer name mpy netns nd-mp &&
+ns_run nd-mp ip link set mpx up && ns_run nd-mp ip link set mpy up &&
+ns_run nd-mp ip link add link mpx name mva type macvlan mode bridge &&
+ns_run nd-mp ip link add link mpx name mvb type macvlan mode bridge &&
+ns_run nd-mp ip link set mva netns nd-ma && ns_run nd-mp ip link set mvb netns nd-mb &&
+ns_run nd-ma ip addr add 10.84.1.1/24 dev mva &&
+ns_run nd-mb ip addr add 10.84.1.2/24 dev mvb &&
+ns_run nd-ma ip link set mva up && ns_run nd-mb ip link set mvb up &&
+bind nd-ma ndm0 mva && bind nd-mb ndm1 mvb
+tap_ok $? "macvlan: devices on two bridge-mode macvlans in two namespaces"
+traffic macvlan nd-ma ndm0 10.84.1.1 nd-mb ndm1 10.84.1.2
+
+ip link add ipx netns nd-ip type veth peer name ipy netns nd-ip &&
+ns_run nd-ip ip link set ipx up && ns_run nd-ip ip link set ipy up &&
+ns_run nd-ip ip link add link ipx name iva type ipvlan mode l2 &&
+ns_run nd-ip ip link add link ipx name ivb type ipvlan mode l2 &&
+ns_run nd-ip ip link set iva netns nd-ia && ns_run nd-ip ip link set ivb netns nd-ib &&
+ns_run nd-ia ip addr add 10.85.1.1/24 dev iva &&
+ns_run nd-ib ip addr add 10.85.1.2/24 dev ivb &&
+ns_run nd-ia ip link set iva up && ns_run nd-ib ip link set ivb up &&
+bind nd-ia ndi0 iva && bind nd-ib ndi1 ivb
+tap_ok $? "ipvlan: devices on two L2-mode ipvlans in two namespaces"
+traffic ipvlan nd-ia ndi0 10.85.1.1 nd-ib ndi1 10.85.1.2
+
+# --- bond: active-backup over two veths, the active one fails ---------------
+mkbond() {	# mkbond NS BOND SLAVE0 SLAVE1 ADDR
+	ns_run "$1" ip link add "$2" type bond mode active-backup miimon 50 &&
+	ns_run "$1" ip link set "$3" master "$2" &&
+	ns_run "$1" ip link set "$4" master "$2" &&
+	ns_run "$1" ip addr add "$5/24" dev "$2" &&
+	ns_run "$1" ip link set "$2" up
+}
+ip link add ba0 netns nd-ba type veth peer name bb0 netns nd-bb &&
+ip link add ba1 netns nd-ba type veth peer name bb1 netns nd-bb &&
+mkbond nd-ba ba ba0 ba1 10.86.1.1 && mkbond nd-bb bb bb0 bb1 10.86.1.2 &&
+bind nd-ba ndb0 ba && bind nd-bb ndb1 bb
+tap_ok $? "bond: devices on active-backup bonds of two veths"
+! ns_run nd-ba rdma link add ndbx type swroce netdev ba1 2>/dev/null
+tap_ok $? "bond: a device on a bond's port is refused"
+traffic bond nd-ba ndb0 10.86.1.1 nd-bb ndb1 10.86.1.2
+ga=$(v4gid 10.86.1.1) gb=$(v4gid 10.86.1.2)
+active=$(ns_run nd-ba cat /sys/class/net/ba/bonding/active_slave)
+pp ibv_rc_pingpong nd-ba ndb0 "$ga" nd-bb ndb1 "$gb" 10.86.1.1 -c \
+	-s 4096 -n 3000 &
+ppid=$!
+# Pull the active link once the transfer runs (its first packets crossed).
+rx0=$(counter ndb0 port_rcv_packets)
+running() { [ "$(counter ndb0 port_rcv_packets)" -gt $((rx0 + 200)) ]; }
+wait_for 60 running
+ns_run nd-ba ip link set "$active" down
+wait $ppid
+rc=$?
+now=$(ns_run nd-ba cat /sys/class/net/ba/bonding/active_slave)
+echo "# active port $active pulled mid-transfer, now $now;" \
+	"retransmits $(cat /sys/class/infiniband/ndb0/ports/1/hw_counters/retransmits)" \
+	"+ $(cat /sys/class/infiniband/ndb1/ports/1/hw_counters/retransmits)"
+[ $rc -eq 0 ] && [ -n "$now" ] && [ "$now" != "$active" ]
+tap_ok $? "bond: the active port fails mid-transfer, the data arrives intact"
+
+# --- tun: an L3 device, no MAC ----------------------------------------------
+ns_run nd-ta ip tuntap add mode tun name tna &&
+ns_run nd-tb ip tuntap add mode tun name tnb &&
+ns_run nd-ta ip addr add 10.87.1.1 peer 10.87.1.2 dev tna &&
+ns_run nd-tb ip addr add 10.87.1.2 peer 10.87.1.1 dev tnb &&
+ns_run nd-ta ip link set tna up && ns_run nd-tb ip link set tnb up &&
+{ "$bin/swr_tunpipe" nd-ta tna nd-tb tnb & tunpipe=$!; } &&
+bind nd-ta ndt0 tna && bind nd-tb ndt1 tnb
+tap_ok $? "tun: devices on two tun devices joined by swr_tunpipe"
+traffic tun nd-ta ndt0 10.87.1.1 nd-tb ndt1 10.87.1.2
+
+# --- dummy: the socket follows the devices ----------------------------------
+sock() { ns_run nd-d ss -Huln 'sport = :4791' | grep -c .; }
+ns_run nd-d ip link add dm type dummy && ns_run nd-d ip link set dm up &&
+ns_run nd-d ip addr add 10.88.1.1/24 dev dm &&
+[ "$(sock)" = 0 ] && bind nd-d ndd0 dm
+tap_ok $? "dummy: a device binds to a dummy"
+[ "$(sock)" -ge 1 ]
+tap_ok $? "dummy: the namespace has its RoCE UDP socket while the device exists"
+no_sock() { [ "$(sock)" = 0 ]; }
+ns_run nd-d rdma link del ndd0 && wait_for 10 no_sock
+tap_ok $? "dummy: the socket is closed once the last device is gone"
+
+# --- refused ----------------------------------------------------------------
+! ns_run nd-d rdma link add ndl0 type swroce netdev lo 2>/dev/null &&
+	dmesg | tail -n 20 | grep -q 'swroce: lo: cannot bind to a loopback device'
+tap_ok $? "refused: loopback, with the reason in the kernel log"
+ns_run nd-d ip link add gr type gre local 10.88.1.1 remote 10.88.1.2 &&
+! ns_run nd-d rdma link add ndg0 type swroce netdev gr 2>/dev/null
+tap_ok $? "refused: a GRE device (neither Ethernet nor a tun/wireguard L3 device)"
+
+tap_done
