@@ -10,6 +10,7 @@
  * swr_dealloc_driver() exactly once.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
@@ -268,6 +269,14 @@ static const char *swr_netdev_refusal(struct net_device *ndev)
 		return "neither Ethernet nor an L3 tunnel (ARPHRD_ETHER/NONE)";
 	if (netif_is_lag_port(ndev))
 		return "a bond or team port (bind to the bond or team device)";
+	/*
+	 * The RDMA core fills a RoCE device's GID table from its netdev and
+	 * that netdev's VLAN uppers (roce_gid_mgmt.c), never from the
+	 * addresses of a VLAN netdev it is bound to: such a device would
+	 * have no IP GIDs. Bound under the VLAN, it has them.
+	 */
+	if (is_vlan_dev(ndev))
+		return "a VLAN device (bind to the device under it: the VLAN's addresses become its GIDs)";
 	if (!iboe_get_mtu(ndev->mtu))
 		return "an MTU too small for RoCE's 256-byte minimum";
 	return NULL;

@@ -240,15 +240,23 @@ static bool swr_gid_v4(const union ib_gid *gid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
 }
 
-int swr_gid_attr_oif(const struct ib_gid_attr *attr)
+u16 swr_ndev_vlan(const struct net_device *ndev)
+{
+	return is_vlan_dev(ndev) ? vlan_dev_vlan_id(ndev) : 0xffff;
+}
+
+int swr_gid_attr_oif(const struct ib_gid_attr *attr, u16 *vlan)
 {
 	struct net_device *ndev;
 	int oif = 0;
 
+	*vlan = 0xffff;
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(attr);
-	if (!IS_ERR(ndev))
+	if (!IS_ERR(ndev)) {
 		oif = ndev->ifindex;
+		*vlan = swr_ndev_vlan(ndev);
+	}
 	rcu_read_unlock();
 	return oif;
 }
@@ -589,7 +597,8 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 		}
 	}
 	net = swr_rx_grh(rx, grh);
-	swr_cqe_set_ud_net(&cqe, net, !qp->rcq->ibcq.uobject);
+	swr_cqe_set_ud_net(&cqe, net, !qp->rcq->ibcq.uobject,
+			   swr_ndev_vlan(rx->skb->dev));
 	err = swr_copy(rseg, nr, NULL, 0, grh, SWR_GRH_BYTES, false);
 	if (!err && rx->paylen) {
 		/* Skip the GRH in the receive segments. */
