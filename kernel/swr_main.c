@@ -282,16 +282,39 @@ static const char *swr_netdev_refusal(struct net_device *ndev)
 	return NULL;
 }
 
-/* The node GUID: EUI-64 of the MAC, or of a random one for L3 devices. */
+static bool swr_node_guid_taken(__be64 guid)
+{
+	struct swr_dev *sdev;
+
+	lockdep_assert_held(&swr_dev_list_lock);
+	list_for_each_entry(sdev, &swr_dev_list, list)
+		if (sdev->ibdev.node_guid == guid)
+			return true;
+	return false;
+}
+
+/*
+ * The node GUID, under swr_dev_list_lock: the EUI-64 of the netdev's
+ * MAC, as RoCE NICs and rxe make it; of a random MAC for an L3 device, or
+ * when another swroce device has that GUID already (ipvlans share their
+ * parent's MAC). It must be unique: the IB CM tells connections apart by
+ * the remote CA GUID and QP number in one table for the whole host.
+ */
 static void swr_node_guid(struct swr_dev *sdev, struct net_device *ndev)
 {
+	__be64 *guid = &sdev->ibdev.node_guid;
 	u8 mac[ETH_ALEN];
 
-	if (ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr))
+	if (ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr)) {
 		ether_addr_copy(mac, ndev->dev_addr);
-	else
+		addrconf_addr_eui48((unsigned char *)guid, mac);
+		if (!swr_node_guid_taken(*guid))
+			return;
+	}
+	do {
 		eth_random_addr(mac);
-	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid, mac);
+		addrconf_addr_eui48((unsigned char *)guid, mac);
+	} while (swr_node_guid_taken(*guid));
 }
 
 static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -333,7 +356,6 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SWR_PORT_NUM;
 	sdev->ibdev.num_comp_vectors = 1;
-	swr_node_guid(sdev, ndev);
 	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));
 	/* A user QP's post_send is its doorbell (swroce-abi.h). */
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
@@ -353,6 +375,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 		err = -EEXIST;
 		goto err_dealloc;
 	}
+	swr_node_guid(sdev, ndev);
 	list_add_tail(&sdev->list, &swr_dev_list);
 	mutex_unlock(&swr_dev_list_lock);
 

@@ -33,6 +33,9 @@ set -u
 . "$(dirname "$0")/net.sh"
 
 T=300
+# SWR_NETDEVS: the parts to run (default all), e.g. "bond tun"
+parts=" ${SWR_NETDEVS:-ports upper macvlan bond tun dummy refused} "
+part() { [[ "$parts" == *" $1 "* ]]; }
 bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
 all_ns="nd-pa nd-pb nd-ua nd-ub nd-mp nd-ma nd-mb nd-ip nd-ia
 	nd-ib nd-ba nd-bb nd-ta nd-tb nd-d"
@@ -98,6 +101,7 @@ link_stat() {
 }
 
 # --- ports: the IB port counters ------------------------------------------
+if part ports; then
 for ns in nd-pa nd-pb; do
 	ns_run $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
 		net.ipv6.conf.default.disable_ipv6=1
@@ -190,8 +194,10 @@ tap_ok $ok "ports: the counters match the frames that crossed the veth (ip -s li
 	[ "$(counter ndpc0 port_rcv_errors)" = 0 ] &&
 	[ "$(counter ndpc0 port_xmit_discards)" = 0 ]
 tap_ok $? "ports: all unicast, no receive errors, no discards"
+fi
 
 # --- upper: a VLAN device's address on the device under it ------------------
+if part upper; then
 ip link add ua netns nd-ua type veth peer name ub netns nd-ub &&
 ns_run nd-ua ip addr add 10.83.1.1/24 dev ua &&
 ns_run nd-ub ip addr add 10.83.1.2/24 dev ub &&
@@ -233,8 +239,10 @@ tap_ok $? "upper: every RoCE packet left tagged 200 with PCP 3 (SL 3, egress-qos
 tap_ok $? "upper: and arrived through the VLAN device"
 rp nd-ua nd-ub 10.83.2.1
 tap_ok $? "upper: rping over rdma_cm on the VLAN addresses, data checked"
+fi
 
 # --- macvlan and ipvlan: two upper devices of one veth ----------------------
+if part macvlan; then
 ip link add mpx netns nd-mp type veth peer name mpy netns nd-mp &&
 ns_run nd-mp ip link set mpx up && ns_run nd-mp ip link set mpy up &&
 ns_run nd-mp ip link add link mpx name mva type macvlan mode bridge &&
@@ -258,8 +266,10 @@ ns_run nd-ia ip link set iva up && ns_run nd-ib ip link set ivb up &&
 bind nd-ia ndi0 iva && bind nd-ib ndi1 ivb
 tap_ok $? "ipvlan: devices on two L2-mode ipvlans in two namespaces"
 traffic ipvlan nd-ia ndi0 10.85.1.1 nd-ib ndi1 10.85.1.2
+fi
 
 # --- bond: active-backup over two veths, the active one fails ---------------
+if part bond; then
 mkbond() {	# mkbond NS BOND SLAVE0 SLAVE1 ADDR
 	ns_run "$1" ip link add "$2" type bond mode active-backup miimon 50 &&
 	ns_run "$1" ip link set "$3" master "$2" &&
@@ -284,17 +294,26 @@ ppid=$!
 rx0=$(counter ndb0 port_rcv_packets)
 running() { [ "$(counter ndb0 port_rcv_packets)" -gt $((rx0 + 200)) ]; }
 wait_for 60 running
+echo "# pulling $active after $(($(counter ndb0 port_rcv_packets) - rx0)) packets"
 ns_run nd-ba ip link set "$active" down
 wait $ppid
 rc=$?
 now=$(ns_run nd-ba cat /sys/class/net/ba/bonding/active_slave)
-echo "# active port $active pulled mid-transfer, now $now;" \
-	"retransmits $(cat /sys/class/infiniband/ndb0/ports/1/hw_counters/retransmits)" \
-	"+ $(cat /sys/class/infiniband/ndb1/ports/1/hw_counters/retransmits)"
+echo "# active port $active pulled mid-transfer, now $now, on the peer" \
+	"$(ns_run nd-bb cat /sys/class/net/bb/bonding/active_slave)"
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+for d in ndb0 ndb1; do
+	echo "# $d: tx $(hw $d tx_pkts) rx $(hw $d rx_pkts) tx_dropped" \
+		"$(hw $d tx_dropped) rx_dropped $(hw $d rx_dropped)" \
+		"retransmits $(hw $d retransmits) timeouts $(hw $d ack_timeouts)"
+done
 [ $rc -eq 0 ] && [ -n "$now" ] && [ "$now" != "$active" ]
 tap_ok $? "bond: the active port fails mid-transfer, the data arrives intact"
+fi
 
 # --- tun: an L3 device, no MAC ----------------------------------------------
+if part tun; then
+modprobe tun &&
 ns_run nd-ta ip tuntap add mode tun name tna &&
 ns_run nd-tb ip tuntap add mode tun name tnb &&
 ns_run nd-ta ip addr add 10.87.1.1 peer 10.87.1.2 dev tna &&
@@ -304,8 +323,10 @@ ns_run nd-ta ip link set tna up && ns_run nd-tb ip link set tnb up &&
 bind nd-ta ndt0 tna && bind nd-tb ndt1 tnb
 tap_ok $? "tun: devices on two tun devices joined by swr_tunpipe"
 traffic tun nd-ta ndt0 10.87.1.1 nd-tb ndt1 10.87.1.2
+fi
 
 # --- dummy: the socket follows the devices ----------------------------------
+if part dummy; then
 sock() { ns_run nd-d ss -Huln 'sport = :4791' | grep -c .; }
 ns_run nd-d ip link add dm type dummy && ns_run nd-d ip link set dm up &&
 ns_run nd-d ip addr add 10.88.1.1/24 dev dm &&
@@ -316,12 +337,16 @@ tap_ok $? "dummy: the namespace has its RoCE UDP socket while the device exists"
 no_sock() { [ "$(sock)" = 0 ]; }
 ns_run nd-d rdma link del ndd0 && wait_for 10 no_sock
 tap_ok $? "dummy: the socket is closed once the last device is gone"
+fi
 
 # --- refused ----------------------------------------------------------------
+if part refused; then
 # A device on a VLAN device would get no IP GIDs from the RDMA core (which
 # takes a VLAN's addresses for the device under it: "upper" above).
-! ns_run nd-ua rdma link add ndv0 type swroce netdev ua.200 2>/dev/null &&
-	dmesg | tail -n 20 | grep -q 'swroce: ua.200: cannot bind to a VLAN device (bind to the device under it'
+ns_run nd-d ip link add dv type dummy &&
+ns_run nd-d ip link add link dv name dv.7 type vlan id 7 &&
+! ns_run nd-d rdma link add ndv0 type swroce netdev dv.7 2>/dev/null &&
+	dmesg | tail -n 20 | grep -q 'swroce: dv.7: cannot bind to a VLAN device (bind to the device under it'
 tap_ok $? "refused: a VLAN device, with the way to do it in the kernel log"
 ! ns_run nd-d rdma link add ndl0 type swroce netdev lo 2>/dev/null &&
 	dmesg | tail -n 20 | grep -q 'swroce: lo: cannot bind to a loopback device'
@@ -329,5 +354,6 @@ tap_ok $? "refused: loopback, with the reason in the kernel log"
 ns_run nd-d ip link add gr type gre local 10.88.1.1 remote 10.88.1.2 &&
 ! ns_run nd-d rdma link add ndg0 type swroce netdev gr 2>/dev/null
 tap_ok $? "refused: a GRE device (neither Ethernet nor a tun/wireguard L3 device)"
+fi
 
 tap_done
