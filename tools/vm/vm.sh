@@ -21,7 +21,7 @@
 #   -e VAR=VAL  export VAR in the guest for CMD (repeatable)
 #   -n L:R      a virtio-net NIC whose wire is a UDP socket on host port L
 #               of 127.0.0.1 sending to port R: two guests with -n A:B and
-#               -n B:A share a link (tools/vm/two-guests.sh); its MAC is
+#               -n B:A share a link; its MAC is
 #               52:54:00:5e:XX:YY, XXYY = L in hex
 # Environment: VM_CPU the qemu -cpu model (default max), VM_APPEND more
 # kernel command line.
