@@ -276,7 +276,7 @@ static const char *swr_netdev_refusal(struct net_device *ndev)
 	 * have no IP GIDs. Bound under the VLAN, it has them.
 	 */
 	if (is_vlan_dev(ndev))
-		return "a VLAN device (bind to the device under it: the VLAN's addresses become its GIDs)";
+		return "a VLAN device (bind under it: its addresses become GIDs there)";
 	if (!iboe_get_mtu(ndev->mtu))
 		return "an MTU too small for RoCE's 256-byte minimum";
 	return NULL;

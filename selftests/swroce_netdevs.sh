@@ -354,7 +354,7 @@ if part refused; then
 ns_run nd-d ip link add dv type dummy &&
 ns_run nd-d ip link add link dv name dv.7 type vlan id 7 &&
 ! ns_run nd-d rdma link add ndv0 type swroce netdev dv.7 2>/dev/null &&
-	dmesg | tail -n 20 | grep -q 'swroce: dv.7: cannot bind to a VLAN device (bind to the device under it'
+	dmesg | tail -n 20 | grep -q 'swroce: dv.7: cannot bind to a VLAN device (bind under it'
 tap_ok $? "refused: a VLAN device, with the way to do it in the kernel log"
 ! ns_run nd-d rdma link add ndl0 type swroce netdev lo 2>/dev/null &&
 	dmesg | tail -n 20 | grep -q 'swroce: lo: cannot bind to a loopback device'
