@@ -266,7 +266,7 @@ static const char *swr_netdev_refusal(struct net_device *ndev)
 	if (ndev->flags & IFF_LOOPBACK)
 		return "a loopback device (local QPs need no device under them)";
 	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_NONE)
-		return "neither Ethernet nor an L3 tunnel (ARPHRD_ETHER/NONE)";
+		return "a device neither Ethernet nor an L3 tunnel (ARPHRD_ETHER/NONE)";
 	if (netif_is_lag_port(ndev))
 		return "a bond or team port (bind to the bond or team device)";
 	/*
@@ -324,9 +324,12 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	int err;
 
 	if (refusal) {
-		/* Only CAP_NET_ADMIN gets here; still, one line per burst. */
-		net_info_ratelimited("swroce: %s: cannot bind to %s\n",
-				     netdev_name(ndev), refusal);
+		/* Only CAP_NET_ADMIN gets here; still, a bounded burst. */
+		static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
+
+		if (__ratelimit(&rs))
+			pr_info("swroce: %s: cannot bind to %s\n",
+				netdev_name(ndev), refusal);
 		return -EOPNOTSUPP;
 	}
 

@@ -348,19 +348,26 @@ tap_ok $? "dummy: the socket is closed once the last device is gone"
 fi
 
 # --- refused ----------------------------------------------------------------
+# refused NS NETDEV WHY: rdma link add on NETDEV fails, and the kernel log
+# gains a line saying so, with WHY in it
+refused() {
+	local before
+	before=$(dmesg | grep -c "swroce: $2: cannot bind to")
+	! ns_run "$1" rdma link add ndr0 type swroce netdev "$2" 2>/dev/null &&
+		[ "$(dmesg | grep -c "swroce: $2: cannot bind to")" -gt "$before" ] &&
+		dmesg | grep "swroce: $2: cannot bind to" | tail -n 1 | grep -qF "$3"
+}
 if part refused; then
 # A device on a VLAN device would get no IP GIDs from the RDMA core (which
 # takes a VLAN's addresses for the device under it: "upper" above).
 ns_run nd-d ip link add dv type dummy &&
 ns_run nd-d ip link add link dv name dv.7 type vlan id 7 &&
-! ns_run nd-d rdma link add ndv0 type swroce netdev dv.7 2>/dev/null &&
-	dmesg | tail -n 20 | grep -q 'swroce: dv.7: cannot bind to a VLAN device (bind under it'
+refused nd-d dv.7 'a VLAN device (bind under it'
 tap_ok $? "refused: a VLAN device, with the way to do it in the kernel log"
-! ns_run nd-d rdma link add ndl0 type swroce netdev lo 2>/dev/null &&
-	dmesg | tail -n 20 | grep -q 'swroce: lo: cannot bind to a loopback device'
+refused nd-d lo 'a loopback device'
 tap_ok $? "refused: loopback, with the reason in the kernel log"
 ns_run nd-d ip link add gr type gre local 10.88.1.1 remote 10.88.1.2 &&
-! ns_run nd-d rdma link add ndg0 type swroce netdev gr 2>/dev/null
+	refused nd-d gr 'neither Ethernet nor an L3 tunnel'
 tap_ok $? "refused: a GRE device (neither Ethernet nor a tun/wireguard L3 device)"
 fi
 
