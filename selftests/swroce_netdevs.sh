@@ -245,27 +245,30 @@ fi
 
 # --- macvlan and ipvlan: two upper devices of one veth ----------------------
 if part macvlan; then
-ip link add mpx netns nd-mp type veth peer name mpy netns nd-mp &&
-ns_run nd-mp ip link set mpx up && ns_run nd-mp ip link set mpy up &&
-ns_run nd-mp ip link add link mpx name mva type macvlan mode bridge &&
-ns_run nd-mp ip link add link mpx name mvb type macvlan mode bridge &&
-ns_run nd-mp ip link set mva netns nd-ma && ns_run nd-mp ip link set mvb netns nd-mb &&
-ns_run nd-ma ip addr add 10.84.1.1/24 dev mva &&
-ns_run nd-mb ip addr add 10.84.1.2/24 dev mvb &&
-ns_run nd-ma ip link set mva up && ns_run nd-mb ip link set mvb up &&
-bind nd-ma ndm0 mva && bind nd-mb ndm1 mvb
+# uppers P U KIND... : two KIND devices Ua, Ub on a veth of namespace
+# nd-Pp, moved to nd-Pa and nd-Pb with 10.NET.1.1/.2, swroce devices
+# ndU0/ndU1 on them (P: m or i; NET: 84 or 85)
+uppers() {
+	local p=$1 u=$2 net=$3
+	shift 3
+	ip link add "${p}px" netns "nd-${p}p" type veth peer name "${p}py" netns "nd-${p}p" &&
+	ns_run "nd-${p}p" ip link set "${p}px" up &&
+	ns_run "nd-${p}p" ip link set "${p}py" up &&
+	ns_run "nd-${p}p" ip link add link "${p}px" name "${u}a" type "$@" &&
+	ns_run "nd-${p}p" ip link add link "${p}px" name "${u}b" type "$@" &&
+	ns_run "nd-${p}p" ip link set "${u}a" netns "nd-${p}a" &&
+	ns_run "nd-${p}p" ip link set "${u}b" netns "nd-${p}b" &&
+	ns_run "nd-${p}a" ip addr add "10.$net.1.1/24" dev "${u}a" &&
+	ns_run "nd-${p}b" ip addr add "10.$net.1.2/24" dev "${u}b" &&
+	ns_run "nd-${p}a" ip link set "${u}a" up &&
+	ns_run "nd-${p}b" ip link set "${u}b" up &&
+	bind "nd-${p}a" "nd${p}0" "${u}a" && bind "nd-${p}b" "nd${p}1" "${u}b"
+}
+uppers m mv 84 macvlan mode bridge
 tap_ok $? "macvlan: devices on two bridge-mode macvlans in two namespaces"
 traffic macvlan nd-ma ndm0 10.84.1.1 nd-mb ndm1 10.84.1.2
 
-ip link add ipx netns nd-ip type veth peer name ipy netns nd-ip &&
-ns_run nd-ip ip link set ipx up && ns_run nd-ip ip link set ipy up &&
-ns_run nd-ip ip link add link ipx name iva type ipvlan mode l2 &&
-ns_run nd-ip ip link add link ipx name ivb type ipvlan mode l2 &&
-ns_run nd-ip ip link set iva netns nd-ia && ns_run nd-ip ip link set ivb netns nd-ib &&
-ns_run nd-ia ip addr add 10.85.1.1/24 dev iva &&
-ns_run nd-ib ip addr add 10.85.1.2/24 dev ivb &&
-ns_run nd-ia ip link set iva up && ns_run nd-ib ip link set ivb up &&
-bind nd-ia ndi0 iva && bind nd-ib ndi1 ivb
+uppers i iv 85 ipvlan mode l2
 tap_ok $? "ipvlan: devices on two L2-mode ipvlans in two namespaces"
 traffic ipvlan nd-ia ndi0 10.85.1.1 nd-ib ndi1 10.85.1.2
 fi
