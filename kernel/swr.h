@@ -138,12 +138,29 @@ enum swr_counter {
 	SWR_NUM_COUNTERS
 };
 
+/*
+ * The standard IB port counters (swr_pma.c): RoCEv2 packets across the
+ * netdev, bytes as IP datagrams (IP header to ICRC).
+ */
+enum swr_port_stat {
+	SWR_PSTAT_XMIT_PKTS,
+	SWR_PSTAT_XMIT_BYTES,
+	SWR_PSTAT_XMIT_MCAST,
+	SWR_PSTAT_XMIT_DISCARDS,	/* not sent: no route, no socket */
+	SWR_PSTAT_RCV_PKTS,		/* every one, valid or not */
+	SWR_PSTAT_RCV_BYTES,
+	SWR_PSTAT_RCV_MCAST,
+	SWR_PSTAT_RCV_ERRORS,		/* malformed, bad ICRC */
+	SWR_NUM_PORT_STATS
+};
+
 struct swr_wire;
 
 struct swr_dev {
 	struct ib_device ibdev;
 
 	atomic64_t counters[SWR_NUM_COUNTERS];
+	atomic64_t port_stats[SWR_NUM_PORT_STATS];
 	/* Counter id -> struct swr_qp_counter (swr_stats.c). */
 	struct xarray counter_xa;
 
@@ -310,6 +327,12 @@ static inline void swr_count(struct swr_dev *sdev, enum swr_counter c)
 	atomic64_inc(&sdev->counters[c]);
 }
 
+static inline void swr_port_count(struct swr_dev *sdev,
+				  enum swr_port_stat s, u64 n)
+{
+	atomic64_add(n, &sdev->port_stats[s]);
+}
+
 static inline void swr_count_add(struct swr_dev *sdev, enum swr_counter c,
 				 u64 n)
 {
@@ -339,6 +362,12 @@ int swr_counter_update_stats(struct rdma_counter *counter);
 enum ib_port_state swr_port_state(struct swr_dev *sdev);
 
 /* swr_res.c: driver details of "rdma res show ... -dd" */
+/* swr_pma.c */
+int swr_process_mad(struct ib_device *ibdev, int flags, u32 port,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in, struct ib_mad *out,
+		    size_t *out_size, u16 *out_pkey_index);
+
 int swr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int swr_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int swr_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);

@@ -379,7 +379,11 @@ static void swr_cqe_to_ib_wc(const struct swroce_cqe *cqe, struct ib_wc *wc)
 	if (cqe->flags & SWROCE_CQE_GRH) {
 		/* The engine put the network type in reserved_0. */
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-		wc->network_hdr_type = cqe->reserved_0;
+		wc->network_hdr_type = cqe->reserved_0 & SWR_KCQE_NET_MASK;
+		if (cqe->reserved_0 & SWR_KCQE_VLAN_VALID) {
+			wc->wc_flags |= IB_WC_WITH_VLAN;
+			wc->vlan_id = cqe->reserved_0 >> SWR_KCQE_VLAN_SHIFT;
+		}
 	}
 }
 

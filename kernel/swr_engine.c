@@ -178,14 +178,19 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
  * GID sits in the 40-byte GRH area, so a UD receive carries the same. A
  * kernel CQ also gets the type itself (ib_wc.network_hdr_type).
  */
-void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq)
+void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
+			u16 vlan)
 {
 	cqe->flags |= SWROCE_CQE_GRH;
 	cqe->sl = SWR_WC_SL_ROCE_UDP |
 		  (net == RDMA_NETWORK_IPV4 ? SWR_WC_SL_L3_IPV4 :
 					      SWR_WC_SL_L3_IPV6);
-	if (kernel_cq)
-		cqe->reserved_0 = net;
+	if (!kernel_cq)
+		return;
+	cqe->reserved_0 = net & SWR_KCQE_NET_MASK;
+	if (vlan < VLAN_N_VID)
+		cqe->reserved_0 |= SWR_KCQE_VLAN_VALID |
+				   (u32)vlan << SWR_KCQE_VLAN_SHIFT;
 }
 
 static u8 swr_send_wc_opcode(u8 wr_opcode)
@@ -729,8 +734,11 @@ struct swr_ud_dest {
 	union ib_gid sgid;
 	union ib_gid dgid;
 	u32 flow_label;
+	int oif;
+	u16 vlan;	/* the source GID's VLAN id, or 0xffff */
 	u8 traffic_class;
 	u8 hop_limit;
+	u8 sl;
 };
 
 static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
@@ -748,13 +756,18 @@ static int swr_ud_lookup_ah(struct swr_qp *qp, u32 ahn,
 	} else {
 		grh = rdma_ah_read_grh(&ah->attr);
 		d->dgid = grh->dgid;
-		if (grh->sgid_attr)
+		if (grh->sgid_attr) {
 			d->sgid = grh->sgid_attr->gid;
-		else
+			d->oif = swr_gid_attr_oif(grh->sgid_attr, &d->vlan);
+		} else {
 			memset(&d->sgid, 0, sizeof(d->sgid));
+			d->oif = 0;
+			d->vlan = 0xffff;
+		}
 		d->flow_label = grh->flow_label;
 		d->traffic_class = grh->traffic_class;
 		d->hop_limit = grh->hop_limit;
+		d->sl = rdma_ah_get_sl(&ah->attr);
 	}
 	xa_unlock(&sdev->ah_xa);
 	return err;
@@ -883,7 +896,7 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 		goto out_complete;
 	}
 	net = swr_ud_build_grh(grh, d, len);
-	swr_cqe_set_ud_net(&cqe, net, !dst->rcq->ibcq.uobject);
+	swr_cqe_set_ud_net(&cqe, net, !dst->rcq->ibcq.uobject, d->vlan);
 	err = swr_put_kbuf(rseg, nr, grh, SWR_GRH_BYTES, &di, &doff);
 	if (!err && len) {
 		/* The rest of the receive segments, after the GRH. */
@@ -914,8 +927,10 @@ static void swr_exec_ud_wire(struct swr_qp *qp, const struct swr_send_wqe *w,
 		.sgid = d->sgid,
 		.dgid = d->dgid,
 		.flow_label = d->flow_label,
+		.oif = d->oif,
 		.traffic_class = d->traffic_class,
 		.hop_limit = d->hop_limit,
+		.sl = d->sl,
 	};
 	u32 qkey = w->hdr.ud.remote_qkey;
 

@@ -9,7 +9,9 @@
  * All three end in the RDMA core's unregistration, which calls
  * swr_dealloc_driver() exactly once.
  */
+#include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/netdevice.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/rtnetlink.h>
@@ -195,6 +197,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.fill_res_qp_entry = swr_fill_res_qp_entry,
 	.get_dma_mr = swr_get_dma_mr,
 	.get_hw_stats = swr_get_hw_stats,
+	.process_mad = swr_process_mad,
 	.get_link_layer = swr_get_link_layer,
 	.get_port_immutable = swr_get_port_immutable,
 	.map_mr_sg = swr_map_mr_sg,
@@ -252,21 +255,82 @@ static bool swr_netdev_is_bound(struct net_device *ndev)
 	return false;
 }
 
-static bool swr_netdev_qualified(struct net_device *ndev)
+/*
+ * What a device can bind to: an Ethernet netdev (physical, veth, VLAN,
+ * macvlan, ipvlan, bond master, dummy) or an L3 one without a link-layer
+ * header (tun, wireguard), with room for a 256-byte IB MTU. NULL if it
+ * qualifies, else why not (for the log: rdma link add has no extack).
+ */
+static const char *swr_netdev_refusal(struct net_device *ndev)
 {
-	/* RoCE needs Ethernet framing and room for a 256-byte IB MTU. */
-	return ndev->type == ARPHRD_ETHER && !is_vlan_dev(ndev) &&
-	       iboe_get_mtu(ndev->mtu) != 0;
+	if (ndev->flags & IFF_LOOPBACK)
+		return "a loopback device (local QPs need no device under them)";
+	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_NONE)
+		return "a device neither Ethernet nor an L3 tunnel (ARPHRD_ETHER/NONE)";
+	if (netif_is_lag_port(ndev))
+		return "a bond or team port (bind to the bond or team device)";
+	/*
+	 * The RDMA core fills a RoCE device's GID table from its netdev and
+	 * that netdev's VLAN uppers (roce_gid_mgmt.c), never from the
+	 * addresses of a VLAN netdev it is bound to: such a device would
+	 * have no IP GIDs. Bound under the VLAN, it has them.
+	 */
+	if (is_vlan_dev(ndev))
+		return "a VLAN device (bind under it: its addresses become GIDs there)";
+	if (!iboe_get_mtu(ndev->mtu))
+		return "an MTU too small for RoCE's 256-byte minimum";
+	return NULL;
+}
+
+static bool swr_node_guid_taken(__be64 guid)
+{
+	struct swr_dev *sdev;
+
+	lockdep_assert_held(&swr_dev_list_lock);
+	list_for_each_entry(sdev, &swr_dev_list, list)
+		if (sdev->ibdev.node_guid == guid)
+			return true;
+	return false;
+}
+
+/*
+ * The node GUID, under swr_dev_list_lock: the EUI-64 of the netdev's
+ * MAC, as RoCE NICs and rxe make it; of a random MAC for an L3 device, or
+ * when another swroce device has that GUID already (ipvlans share their
+ * parent's MAC). It must be unique: the IB CM tells connections apart by
+ * the remote CA GUID and QP number in one table for the whole host.
+ */
+static void swr_node_guid(struct swr_dev *sdev, struct net_device *ndev)
+{
+	__be64 *guid = &sdev->ibdev.node_guid;
+	u8 mac[ETH_ALEN];
+
+	if (ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr)) {
+		ether_addr_copy(mac, ndev->dev_addr);
+		addrconf_addr_eui48((unsigned char *)guid, mac);
+		if (!swr_node_guid_taken(*guid))
+			return;
+	}
+	do {
+		eth_random_addr(mac);
+		addrconf_addr_eui48((unsigned char *)guid, mac);
+	} while (swr_node_guid_taken(*guid));
 }
 
 static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 {
+	const char *refusal = swr_netdev_refusal(ndev);
 	struct swr_dev *sdev;
 	int err;
 
-	if (!swr_netdev_qualified(ndev)) {
-		netdev_dbg(ndev, "swroce: not an Ethernet netdev with MTU >= 256\n");
-		return -EINVAL;
+	if (refusal) {
+		/* Only CAP_NET_ADMIN gets here; still, a bounded burst. */
+		static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
+
+		if (__ratelimit(&rs))
+			pr_info("swroce: %s: cannot bind to %s\n",
+				netdev_name(ndev), refusal);
+		return -EOPNOTSUPP;
 	}
 
 	sdev = ib_alloc_device(swr_dev, ibdev);
@@ -295,8 +359,6 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	sdev->ibdev.phys_port_cnt = SWR_PORT_NUM;
 	sdev->ibdev.num_comp_vectors = 1;
-	addrconf_addr_eui48((unsigned char *)&sdev->ibdev.node_guid,
-			    ndev->dev_addr);
 	strscpy(sdev->ibdev.node_desc, "swroce", sizeof(sdev->ibdev.node_desc));
 	/* A user QP's post_send is its doorbell (swroce-abi.h). */
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
@@ -316,6 +378,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 		err = -EEXIST;
 		goto err_dealloc;
 	}
+	swr_node_guid(sdev, ndev);
 	list_add_tail(&sdev->list, &swr_dev_list);
 	mutex_unlock(&swr_dev_list_lock);
 
@@ -328,6 +391,14 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Under the NIC's bus device, as a hardware RoCE device would be:
+	 * sysfs then links <ibdev>/device/net/<netdev>, where rdma-core's
+	 * tests and tools look for the device's netdev. A virtual netdev
+	 * (veth, VLAN, bond) has no parent: the device stays virtual. No
+	 * DMA is done for it either way (dma_device NULL).
+	 */
+	sdev->ibdev.dev.parent = ndev->dev.parent;
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err)
 		goto err_dealloc;

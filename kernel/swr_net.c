@@ -4,6 +4,7 @@
  * the IP stack, and the receive path (see swr_net.h).
  */
 #include <linux/hash.h>
+#include <linux/if_vlan.h>
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -23,6 +24,7 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 
 #include "swr.h"
 #include "swr_mr.h"
@@ -238,6 +240,27 @@ static bool swr_gid_v4(const union ib_gid *gid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid->raw);
 }
 
+u16 swr_ndev_vlan(const struct net_device *ndev)
+{
+	return is_vlan_dev(ndev) ? vlan_dev_vlan_id(ndev) : 0xffff;
+}
+
+int swr_gid_attr_oif(const struct ib_gid_attr *attr, u16 *vlan)
+{
+	struct net_device *ndev;
+	int oif = 0;
+
+	*vlan = 0xffff;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev)) {
+		oif = ndev->ifindex;
+		*vlan = swr_ndev_vlan(ndev);
+	}
+	rcu_read_unlock();
+	return oif;
+}
+
 /* RoCEv2 flow entropy: a per-QP-pair UDP source port. */
 __be16 swr_sport(u32 sqpn, u32 dqpn)
 {
@@ -263,6 +286,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	struct net *net;
 	struct sock *sk;
 	bool v4 = swr_gid_v4(&d->dgid);
+	u32 dgram_len;
 	void *iph;
 	int err;
 
@@ -276,7 +300,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 
 	if (v4) {
 		struct flowi4 fl = {
-			.flowi4_oif = sdev->ndev->ifindex,
+			.flowi4_oif = d->oif ?: sdev->ndev->ifindex,
 			.flowi4_proto = IPPROTO_UDP,
 		};
 		struct rtable *rt;
@@ -292,7 +316,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		sk = wire->sk4->sk;
 	} else {
 		struct flowi6 fl6 = {
-			.flowi6_oif = sdev->ndev->ifindex,
+			.flowi6_oif = d->oif ?: sdev->ndev->ifindex,
 			.flowi6_proto = IPPROTO_UDP,
 		};
 
@@ -314,6 +338,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	udph->check = 0;
 
 	skb_dst_set(skb, dst);
+	skb->priority = d->sl;
 	skb->ignore_df = 0;
 	skb->ip_summed = CHECKSUM_NONE;
 	if (v4) {
@@ -352,6 +377,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		iph = ip6;
 	}
 	put_unaligned_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
+	dgram_len = skb->len;
 
 	if (v4)
 		err = ip_local_out(net, sk, skb);
@@ -366,6 +392,10 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	swr_count(sdev, SWR_CNT_TX_PKTS);
 	swr_count_add(sdev, SWR_CNT_TX_BYTES,
 		      sizeof(struct udphdr) + roce_len + SWR_ICRC_BYTES);
+	swr_port_count(sdev, SWR_PSTAT_XMIT_PKTS, 1);
+	swr_port_count(sdev, SWR_PSTAT_XMIT_BYTES, dgram_len);
+	if (rdma_is_multicast_addr((struct in6_addr *)d->dgid.raw))
+		swr_port_count(sdev, SWR_PSTAT_XMIT_MCAST, 1);
 	return 0;
 
 drop:
@@ -567,7 +597,8 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 		}
 	}
 	net = swr_rx_grh(rx, grh);
-	swr_cqe_set_ud_net(&cqe, net, !qp->rcq->ibcq.uobject);
+	swr_cqe_set_ud_net(&cqe, net, !qp->rcq->ibcq.uobject,
+			   swr_ndev_vlan(rx->skb->dev));
 	err = swr_copy(rseg, nr, NULL, 0, grh, SWR_GRH_BYTES, false);
 	if (!err && rx->paylen) {
 		/* Skip the GRH in the receive segments. */
@@ -879,12 +910,23 @@ static void swr_rx_ud_any(struct swr_rx *rx)
 		swr_rx_ud(rx, rx->qpn);
 }
 
-/* The swroce device on the wire @wire bound to @ndev (RCU). */
+/*
+ * The swroce device on the wire @wire a datagram that arrived on @ndev is
+ * for (RCU): the one bound to @ndev, else the one bound to the netdev
+ * under a VLAN device (the RDMA core puts a VLAN upper's addresses in
+ * the GID table of the device bound to its real device).
+ */
 static struct swr_dev *swr_rx_dev(struct swr_wire *wire,
 				  struct net_device *ndev)
 {
 	struct swr_dev *sdev;
 
+	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
+		if (sdev->ndev == ndev)
+			return sdev;
+	if (!is_vlan_dev(ndev))
+		return NULL;
+	ndev = vlan_dev_real_dev(ndev);
 	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
 		if (sdev->ndev == ndev)
 			return sdev;
@@ -963,6 +1005,17 @@ static enum swr_counter swr_rx_drop_reason(int err)
 	}
 }
 
+/* The port counters of a datagram for @sdev, valid or not (swr_pma.c). */
+static void swr_rx_port_count(struct swr_dev *sdev, const struct sk_buff *skb)
+{
+	swr_port_count(sdev, SWR_PSTAT_RCV_PKTS, 1);
+	/* The IP datagram: from the network header, still in front of data */
+	swr_port_count(sdev, SWR_PSTAT_RCV_BYTES,
+		       skb->len + (skb->data - skb_network_header(skb)));
+	if (skb->pkt_type == PACKET_MULTICAST)
+		swr_port_count(sdev, SWR_PSTAT_RCV_MCAST, 1);
+}
+
 /* encap_rcv: @skb->data is the UDP header. 0: consumed. */
 static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -984,6 +1037,7 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	rx.sdev = swr_rx_dev(wire, skb->dev);
 	if (!rx.sdev)
 		goto free;
+	swr_rx_port_count(rx.sdev, skb);
 	if (skb_linearize(skb)) {
 		swr_rx_drop(rx.sdev, SWR_CNT_RX_DROP_NOMEM, 0);
 		goto free;
@@ -991,6 +1045,8 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
 	if (err) {
 		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
+		if (err != -EACCES && err != -ENOENT)
+			swr_port_count(rx.sdev, SWR_PSTAT_RCV_ERRORS, 1);
 		swr_rx_drop(rx.sdev, swr_rx_drop_reason(err), rx.qpn);
 		goto free;
 	}

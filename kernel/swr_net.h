@@ -65,9 +65,21 @@ struct swr_wire_dest {
 	union ib_gid sgid;
 	union ib_gid dgid;
 	u32 flow_label;
-	u8 traffic_class;
+	/*
+	 * The netdev of the source GID's table entry (the bound one, or a
+	 * VLAN device on it); 0: the bound one.
+	 */
+	int oif;
+	u8 traffic_class;	/* the IP TOS/traffic class: DSCP and ECN */
 	u8 hop_limit;
+	u8 sl;			/* skb->priority: a VLAN's egress-qos-map -> PCP */
 };
+
+/*
+ * The ifindex of @attr's netdev, 0 if it has none, and in @vlan its VLAN
+ * id or 0xffff (any context).
+ */
+int swr_gid_attr_oif(const struct ib_gid_attr *attr, u16 *vlan);
 
 int swr_net_init(void);
 void swr_net_exit(void);
@@ -170,7 +182,19 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 #define SWR_WC_SL_ROCE_UDP	0x8
 #define SWR_WC_SL_L3_IPV6	0x1
 #define SWR_WC_SL_L3_IPV4	0x2
-void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq);
+void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
+			u16 vlan);
+/*
+ * A kernel CQ's CQE carries in reserved_0 what struct ib_wc has and the
+ * ring's CQE does not: the network header type, and the VLAN a UD receive
+ * arrived on (the CM matches it against the GID's netdev). User CQs keep
+ * reserved_0 zero (swroce-abi.h).
+ */
+#define SWR_KCQE_NET_MASK	0xff
+#define SWR_KCQE_VLAN_VALID	BIT(8)
+#define SWR_KCQE_VLAN_SHIFT	16
+/* The VLAN id of @ndev, or 0xffff (no VLAN), as the RDMA core counts. */
+u16 swr_ndev_vlan(const struct net_device *ndev);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
 /* @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event. */

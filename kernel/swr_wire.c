@@ -45,6 +45,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	const struct ib_gid_attr *ga;
 	unsigned long flags;
 	u8 sgid_index;
+	u16 vlan;
 	int mtu;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -53,6 +54,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	p->d.flow_label = grh->flow_label;
 	p->d.traffic_class = grh->traffic_class;
 	p->d.hop_limit = grh->hop_limit;
+	p->d.sl = rdma_ah_get_sl(&qp->attr.ah);
 	sgid_index = grh->sgid_index;
 	p->dqpn = qp->attr.dest_qpn;
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
@@ -71,6 +73,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	if (IS_ERR(ga))
 		return PTR_ERR(ga);
 	p->d.sgid = ga->gid;
+	p->d.oif = swr_gid_attr_oif(ga, &vlan);
 	rdma_put_gid_attr(ga);
 	return 0;
 }

@@ -11,6 +11,9 @@
 #   wait_for SECS CMD...              retry CMD until it succeeds
 #   listening NS PORT                 a TCP listener on PORT in NS
 #   ns_pair NS_A NS_B IFA IFB NET NET6 DEV_A DEV_B   two netns, two devices
+#   run_pair, pp, pt                  a client/server verbs program run
+#   rp SNS CNS SERVER_IP              an rping exchange, data checked
+# T: the seconds one client or server may run (default 300).
 
 # pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
 # ("" = init_net), addresses 10.NET.1/2 and fdNET6::1/2
@@ -85,4 +88,69 @@ ns_pair() {
 	ip netns exec "$1" rdma link add "$7" type swroce netdev "$3" &&
 	ip netns exec "$2" rdma link add "$8" type swroce netdev "$4" &&
 	wait_gid "$7" "$(v4gid "10.$5.1")" && wait_gid "$8" "$(v4gid "10.$5.2")"
+}
+
+# run_pair GIDOPT PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one
+# client/server run of PROG, the server in namespace SNS, the client in CNS
+# ("" = init_net); GIDOPT is how PROG names the GID index (-g, -x)
+run_pair() {
+	local gopt=$1 prog=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 ip=$9
+	local si ci spid rc
+	shift 9
+	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
+	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
+	# stdbuf: line-buffered, so that a run the timeout kills still shows
+	# how far it got
+	${sns:+ip netns exec "$sns"} stdbuf -oL timeout "${T:-300}" "$prog" -d "$sdev" \
+		"$gopt" "$si" "$@" >/tmp/swr-pair-srv.log 2>&1 &
+	spid=$!
+	# the server listens on TCP 18515 once its device is open
+	wait_for 60 listening "$sns" 18515
+	${cns:+ip netns exec "$cns"} stdbuf -oL timeout "${T:-300}" "$prog" -d "$cdev" \
+		"$gopt" "$ci" "$@" "$ip" >/tmp/swr-pair-cli.log 2>&1
+	rc=$?
+	wait $spid || rc=1
+	# perftest's client prints a result line: bytes, iterations, ...
+	case $prog in
+	ib_*) grep -Eq '^ *[0-9]+ +[0-9]+ ' /tmp/swr-pair-cli.log || rc=1 ;;
+	esac
+	if [ $rc -ne 0 ]; then
+		sed 's/^/# srv: /' /tmp/swr-pair-srv.log
+		sed 's/^/# cli: /' /tmp/swr-pair-cli.log
+	fi
+	return $rc
+}
+# pp: a libibverbs example pingpong; pt: a perftest run (-F: no cpufreq check)
+pp() { run_pair -g "$@"; }
+pt() {
+	local prog=$1
+	shift
+	run_pair -x "$prog" "$@" -F
+}
+
+# rp SNS CNS SERVER_IP: rping (rdma_cm) server in SNS, client in CNS
+# ("" = init_net), 20 exchanges of 4000 bytes; rping checks the data it
+# echoes (-V)
+rp() {
+	local sns=$1 cns=$2 ip=$3 spid rc
+	${sns:+ip netns exec "$sns"} timeout "${T:-300}" rping -s -a "$ip" -C 20 -S 4000 -V \
+		>/tmp/swr-rping-srv.log 2>&1 &
+	spid=$!
+	# The server's listen is not visible from here: the client retries
+	# while the server waits (it serves one connection, so a client that
+	# connected and failed is not run again).
+	for _ in $(seq 30); do
+		sleep 1
+		${cns:+ip netns exec "$cns"} timeout "${T:-300}" rping -c -a "$ip" -C 20 \
+			-S 4000 -V >/tmp/swr-rping-cli.log 2>&1
+		rc=$?
+		[ $rc -eq 0 ] && break
+		kill -0 $spid 2>/dev/null || break
+	done
+	wait $spid || rc=1
+	if [ $rc -ne 0 ]; then
+		sed 's/^/# srv: /' /tmp/swr-rping-srv.log
+		sed 's/^/# cli: /' /tmp/swr-rping-cli.log
+	fi
+	return $rc
 }

@@ -15,7 +15,7 @@
 # Steps: abi-layout, packages,
 # provider-builddir, link, device, udata, mr, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
-# counters, trace, disassoc, wire, clients, fuzz, mcast, loss, qdisc
+# counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc
 # (named, or on the debug kernel), suite, bench-smoke, uverbs-fuzz,
 # lifecycle, unload.
 
@@ -165,6 +165,9 @@ step disassoc build/selftests/swroce_disassoc
 # RoCEv2 on the wire: swroce in netns <-> rxe in init_net, and swroce <->
 # swroce across two netns (builds and removes its own topology).
 step wire selftests/swroce_wire.sh
+# Every netdev type (VLAN, VLAN upper, macvlan, ipvlan, bond, tun, dummy)
+# and the standard IB port counters (issue 12).
+step netdevs selftests/swroce_netdevs.sh
 # UCX, Open MPI and libfabric with their defaults, on one device and on
 # two across a veth (issue 17).
 step clients selftests/swroce_clients.sh

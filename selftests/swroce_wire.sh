@@ -36,44 +36,6 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-# run_pair GIDOPT PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one
-# client/server run of PROG, the server in namespace SNS, the client in CNS
-# ("" = init_net); GIDOPT is how PROG names the GID index (-g, -x)
-run_pair() {
-	local gopt=$1 prog=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 ip=$9
-	local si ci spid rc
-	shift 9
-	si=$(gid_index "$sdev" "$sgid") || { echo "# no gid $sgid on $sdev"; return 1; }
-	ci=$(gid_index "$cdev" "$cgid") || { echo "# no gid $cgid on $cdev"; return 1; }
-	# stdbuf: line-buffered, so that a run the timeout kills still shows
-	# how far it got
-	${sns:+ip netns exec "$sns"} stdbuf -oL timeout $T "$prog" -d "$sdev" \
-		"$gopt" "$si" "$@" >/tmp/swr-wire-srv.log 2>&1 &
-	spid=$!
-	# the server listens on TCP 18515 once its device is open
-	wait_for 60 listening "$sns" 18515
-	${cns:+ip netns exec "$cns"} stdbuf -oL timeout $T "$prog" -d "$cdev" \
-		"$gopt" "$ci" "$@" "$ip" >/tmp/swr-wire-cli.log 2>&1
-	rc=$?
-	wait $spid || rc=1
-	# perftest's client prints a result line: bytes, iterations, ...
-	case $prog in
-	ib_*) grep -Eq '^ *[0-9]+ +[0-9]+ ' /tmp/swr-wire-cli.log || rc=1 ;;
-	esac
-	if [ $rc -ne 0 ]; then
-		sed 's/^/# srv: /' /tmp/swr-wire-srv.log
-		sed 's/^/# cli: /' /tmp/swr-wire-cli.log
-	fi
-	return $rc
-}
-# pp: a libibverbs example pingpong; pt: a perftest run (-F: no cpufreq check)
-pp() { run_pair -g "$@"; }
-pt() {
-	local prog=$1
-	shift
-	run_pair -x "$prog" "$@" -F
-}
-
 ip netns add swr-a || tap_bail "ip netns add"
 pair swr-a "" wv0 wv1 78.1 78 || tap_bail "veth pair"
 modprobe rdma_rxe || tap_bail "modprobe rdma_rxe"
@@ -125,30 +87,7 @@ for prog in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
 done
 
 # rdma_cm: the passive side's device has no QP until the CM REQ arrives
-# (on its GSI QP, over the wire); rping checks the data it echoes (-V)
-rp() {
-	local sns=$1 cns=$2 ip=$3 spid rc
-	${sns:+ip netns exec "$sns"} timeout $T rping -s -a "$ip" -C 20 -S 4000 -V \
-		>/tmp/swr-rping-srv.log 2>&1 &
-	spid=$!
-	# The server's listen is not visible from here: the client retries
-	# while the server waits (it serves one connection, so a client that
-	# connected and failed is not run again).
-	for _ in $(seq 30); do
-		sleep 1
-		${cns:+ip netns exec "$cns"} timeout $T rping -c -a "$ip" -C 20 \
-			-S 4000 -V >/tmp/swr-rping-cli.log 2>&1
-		rc=$?
-		[ $rc -eq 0 ] && break
-		kill -0 $spid 2>/dev/null || break
-	done
-	wait $spid || rc=1
-	if [ $rc -ne 0 ]; then
-		sed 's/^/# srv: /' /tmp/swr-rping-srv.log
-		sed 's/^/# cli: /' /tmp/swr-rping-cli.log
-	fi
-	return $rc
-}
+# (on its GSI QP, over the wire)
 rp swr-a "" 10.78.1.1
 tap_ok $? "rping (rdma_cm): swroce passive side, rxe active side"
 rp "" swr-a 10.78.1.2

@@ -6,8 +6,10 @@
 # the QEMU guest (tools/vm/vm.sh), then grade the first device with
 # report.py.
 #
-# usage: run-in-guest.sh [-t SECONDS] [-o OUTDIR] [-x EXPECTED_FAILURES] DEV [DEV...]
+# usage: run-in-guest.sh [-t SECONDS] [-o OUTDIR] [-x EXPECTED_FAILURES]
+#                        [-k PATTERN] DEV [DEV...]
 #   -t SECONDS  timeout per device (default 900)
+#   -k PATTERN  only the tests whose name contains PATTERN (unittest -k)
 #   -o OUTDIR   raw logs and reports (default build/suite/$(uname -r))
 #   -x FILE     expected failures of the first DEV (default: none)
 # DEV: the device under test first (e.g. swroce0), comparison devices after
@@ -20,7 +22,7 @@
 
 set -eu
 
-usage() { sed -n '9,14p' "$0" >&2; exit 2; }
+usage() { sed -n '9,16p' "$0" >&2; exit 2; }
 
 HERE=$(cd "$(dirname "$0")" && pwd -P)
 TOP=$(cd "$HERE/../.." && pwd -P)
@@ -29,9 +31,11 @@ SUITE_SRC=/usr/share/doc/rdma-core/tests
 PY=/usr/bin/python3
 
 tmo=900 outdir='' xfail=''
-while getopts "t:o:x:h" opt; do
+pattern=()
+while getopts "t:o:x:k:h" opt; do
 	case "$opt" in
 	t) tmo=$OPTARG ;;
+	k) pattern=(-k "$OPTARG") ;;
 	o) outdir=$OPTARG ;;
 	x) xfail=$OPTARG ;;
 	*) usage ;;
@@ -71,7 +75,8 @@ for dev in "$@"; do
 	# -k: a test stuck in the kernel may ignore TERM.
 	(cd "$work/tests" &&
 	 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
-	 timeout -k 10 "$tmo" "$PY" run_tests.py --dev "$dev" -v) \
+	 timeout -k 10 "$tmo" "$PY" run_tests.py --dev "$dev" -v \
+		${pattern[@]+"${pattern[@]}"}) \
 		> "$outdir/$dev.log" 2>&1 || rc=$?
 	echo "$rc" > "$outdir/$dev.rc"
 	[ "$rc" != 124 ] || echo "TIMEOUT after ${tmo}s" >> "$outdir/$dev.log"

@@ -8,7 +8,7 @@
 #
 # usage: tools/vm/vm.sh [-k KERNEL] [-t SECONDS] [-l CONSOLE_LOG]
 #                       [-m MODULE_KO | -M] [-r MEM] [-i] [-e VAR=VAL]...
-#                       [-- CMD [ARGS...]]
+#                       [-n LPORT:RPORT] [-- CMD [ARGS...]]
 #   -k KERNEL   series (6.1, 6.12), full version, or "debug" (the KASAN/
 #               lockdep kernel of make debug-kernel); default: first series
 #   -t SECONDS  hard timeout, qemu is killed (default 600; none with -i)
@@ -19,6 +19,10 @@
 #   -r MEM      guest memory, as qemu -m takes it (default 2G)
 #   -i          interactive: guest console on this terminal (Ctrl-A x quits)
 #   -e VAR=VAL  export VAR in the guest for CMD (repeatable)
+#   -n L:R      a virtio-net NIC whose wire is a UDP socket on host port L
+#               of 127.0.0.1 sending to port R: two guests with -n A:B and
+#               -n B:A share a link; its MAC is
+#               52:54:00:5e:XX:YY, XXYY = L in hex
 # Environment: VM_CPU the qemu -cpu model (default max), VM_APPEND more
 # kernel command line.
 # CMD runs in the work tree; its stdout+stderr come out on our stdout.
@@ -27,7 +31,7 @@
 
 set -eu
 
-usage() { sed -n '9,23p' "$0" >&2; exit 2; }
+usage() { sed -n '9,27p' "$0" >&2; exit 2; }
 say() { echo "vm: $*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -38,7 +42,8 @@ KERNELS=(bash "$TOP/tools/kernels.sh")
 kernel='' timeout_s='' console='' module='' no_module=0 interactive=0 own_console=0
 mem=2G
 envs=()
-while getopts "k:t:l:m:Mr:ie:h" opt; do
+nic=()
+while getopts "k:t:l:m:Mr:ie:n:h" opt; do
 	case "$opt" in
 	k) kernel=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
@@ -53,6 +58,11 @@ while getopts "k:t:l:m:Mr:ie:h" opt; do
 	   [A-Za-z_]*=*) envs+=("$OPTARG") ;;
 	   *) say "-e wants VAR=VAL, got '$OPTARG'"; usage ;;
 	   esac ;;
+	n) [[ "$OPTARG" =~ ^([0-9]{4,5}):([0-9]{4,5})$ ]] ||
+		{ say "-n wants LPORT:RPORT, got '$OPTARG'"; usage; }
+	   lp=${BASH_REMATCH[1]} rp=${BASH_REMATCH[2]}
+	   nic=(-netdev "dgram,id=wire,local.type=inet,local.host=127.0.0.1,local.port=$lp,remote.type=inet,remote.host=127.0.0.1,remote.port=$rp"
+		-device "virtio-net-pci,netdev=wire,mac=$(printf '52:54:00:5e:%02x:%02x' $((lp >> 8)) $((lp & 255)))") ;;
 	*) usage ;;
 	esac
 done
@@ -283,7 +293,7 @@ run_qemu() {
 	# shellcheck disable=SC2046 # qemu_base prints separate words
 	${tmo[@]+"${tmo[@]}"} qemu-system-x86_64 $(qemu_base "$accel") \
 		-kernel "$kimage" -initrd "$initrd" -append "$append" \
-		"${QEMU_SHARES[@]}" "${io[@]}" < "$stdin"
+		"${QEMU_SHARES[@]}" ${nic[@]+"${nic[@]}"} "${io[@]}" < "$stdin"
 }
 
 t0=$(date +%s.%N)
