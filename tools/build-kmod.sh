@@ -48,7 +48,7 @@ for kver in "${kvers[@]}"; do
 		ln -sfn "$f" "$l"
 	done
 	# shellcheck disable=SC2086 # KBUILD_ARGS is a list of words
-	make -s -C "$kdir" M="$d" ${KBUILD_ARGS:-} modules
+	make -s -j"$(nproc)" -C "$kdir" M="$d" ${KBUILD_ARGS:-} modules
 	cp "$d/kernel/swroce.ko" "$d/swroce.ko"
 	echo "build-kmod: $d/swroce.ko"
 done

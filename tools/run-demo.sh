@@ -13,6 +13,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 tools/deps.sh
-make -s provider kmod-all >/dev/null
+# Only the kernel the demo boots: the first pinned series, or DEMO_KERNEL.
+kver=$(tools/kernels.sh resolve \
+	"${DEMO_KERNEL:-$(tools/kernels.sh series | awk '{print $1}')}")
+make -s provider >/dev/null
+tools/build-kmod.sh build/kmod "$kver" >/dev/null
 
-tools/vm/vm.sh ${DEMO_KERNEL:+-k "$DEMO_KERNEL"} -t 300 -- tools/demo-guest.sh
+tools/vm/vm.sh -k "$kver" -t 300 -- tools/demo-guest.sh
