@@ -115,7 +115,8 @@ int swr_process_mad(struct ib_device *ibdev, int flags, u32 port,
 		swr_pma_port_counters_ext(sdev, out);
 		break;
 	default:
-		out->mad_hdr.status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+		out->mad_hdr.status =
+			cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 		break;
 	}
 	*out_size = sizeof(*out);
