@@ -142,11 +142,10 @@ enum swr_counter {
  * The standard IB port counters (swr_pma.c): RoCEv2 packets across the
  * netdev, bytes as IP datagrams (IP header to ICRC).
  */
+/* Packets sent and not sent are the counters' TX_PKTS and TX_DROPPED. */
 enum swr_port_stat {
-	SWR_PSTAT_XMIT_PKTS,
 	SWR_PSTAT_XMIT_BYTES,
 	SWR_PSTAT_XMIT_MCAST,
-	SWR_PSTAT_XMIT_DISCARDS,	/* not sent: no route, no socket */
 	SWR_PSTAT_RCV_PKTS,		/* every one, valid or not */
 	SWR_PSTAT_RCV_BYTES,
 	SWR_PSTAT_RCV_MCAST,

@@ -250,12 +250,14 @@ int swr_gid_attr_oif(const struct ib_gid_attr *attr, u16 *vlan)
 	struct net_device *ndev;
 	int oif = 0;
 
-	*vlan = 0xffff;
+	if (vlan)
+		*vlan = 0xffff;
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(attr);
 	if (!IS_ERR(ndev)) {
 		oif = ndev->ifindex;
-		*vlan = swr_ndev_vlan(ndev);
+		if (vlan)
+			*vlan = swr_ndev_vlan(ndev);
 	}
 	rcu_read_unlock();
 	return oif;
@@ -392,7 +394,6 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	swr_count(sdev, SWR_CNT_TX_PKTS);
 	swr_count_add(sdev, SWR_CNT_TX_BYTES,
 		      sizeof(struct udphdr) + roce_len + SWR_ICRC_BYTES);
-	swr_port_count(sdev, SWR_PSTAT_XMIT_PKTS, 1);
 	swr_port_count(sdev, SWR_PSTAT_XMIT_BYTES, dgram_len);
 	if (rdma_is_multicast_addr((struct in6_addr *)d->dgid.raw))
 		swr_port_count(sdev, SWR_PSTAT_XMIT_MCAST, 1);
@@ -910,6 +911,18 @@ static void swr_rx_ud_any(struct swr_rx *rx)
 		swr_rx_ud(rx, rx->qpn);
 }
 
+/* The device on @wire bound to @ndev (RCU). */
+static struct swr_dev *swr_wire_dev(struct swr_wire *wire,
+				    struct net_device *ndev)
+{
+	struct swr_dev *sdev;
+
+	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
 /*
  * The swroce device on the wire @wire a datagram that arrived on @ndev is
  * for (RCU): the one bound to @ndev, else the one bound to the netdev
@@ -919,18 +932,11 @@ static void swr_rx_ud_any(struct swr_rx *rx)
 static struct swr_dev *swr_rx_dev(struct swr_wire *wire,
 				  struct net_device *ndev)
 {
-	struct swr_dev *sdev;
+	struct swr_dev *sdev = swr_wire_dev(wire, ndev);
 
-	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
-		if (sdev->ndev == ndev)
-			return sdev;
-	if (!is_vlan_dev(ndev))
-		return NULL;
-	ndev = vlan_dev_real_dev(ndev);
-	list_for_each_entry_rcu(sdev, &wire->devs, wire_node)
-		if (sdev->ndev == ndev)
-			return sdev;
-	return NULL;
+	if (sdev || !is_vlan_dev(ndev))
+		return sdev;
+	return swr_wire_dev(wire, vlan_dev_real_dev(ndev));
 }
 
 /*
@@ -1044,10 +1050,13 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
 	if (err) {
+		enum swr_counter reason = swr_rx_drop_reason(err);
+
 		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
-		if (err != -EACCES && err != -ENOENT)
+		if (reason == SWR_CNT_RX_DROP_ICRC ||
+		    reason == SWR_CNT_RX_DROP_MALFORMED)
 			swr_port_count(rx.sdev, SWR_PSTAT_RCV_ERRORS, 1);
-		swr_rx_drop(rx.sdev, swr_rx_drop_reason(err), rx.qpn);
+		swr_rx_drop(rx.sdev, reason, rx.qpn);
 		goto free;
 	}
 	swr_count(rx.sdev, SWR_CNT_RX_PKTS);

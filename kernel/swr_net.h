@@ -76,8 +76,8 @@ struct swr_wire_dest {
 };
 
 /*
- * The ifindex of @attr's netdev, 0 if it has none, and in @vlan its VLAN
- * id or 0xffff (any context).
+ * The ifindex of @attr's netdev, 0 if it has none, and in @vlan (if not
+ * NULL) its VLAN id or 0xffff (any context).
  */
 int swr_gid_attr_oif(const struct ib_gid_attr *attr, u16 *vlan);
 

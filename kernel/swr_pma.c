@@ -9,7 +9,8 @@
  * PortCounters for the error counters and PortCountersExtended for data
  * and packets.
  *
- * What is counted (struct swr_port_stats, bumped in swr_net.c): the
+ * What is counted (swr_dev.port_stats, bumped in swr_net.c, and the
+ * device counters tx_pkts and tx_dropped): the
  * RoCEv2 packets that cross the bound netdev, each as its IP datagram
  * (IP header to ICRC, no link-layer header), data in 4-byte words as
  * IBTA counts them. Transfers between the QPs of one device take the
@@ -26,6 +27,17 @@
 static u64 swr_pstat(struct swr_dev *sdev, enum swr_port_stat s)
 {
 	return atomic64_read(&sdev->port_stats[s]);
+}
+
+/* Sent and not sent: what the device's own counters count already. */
+static u64 swr_xmit_pkts(struct swr_dev *sdev)
+{
+	return atomic64_read(&sdev->counters[SWR_CNT_TX_PKTS]);
+}
+
+static u64 swr_xmit_discards(struct swr_dev *sdev)
+{
+	return atomic64_read(&sdev->counters[SWR_CNT_TX_DROPPED]);
 }
 
 /* A 32-bit IBTA counter saturates instead of wrapping. */
@@ -56,11 +68,10 @@ static void swr_pma_port_counters(struct swr_dev *sdev, struct ib_mad *out)
 
 	pc->port_select = SWR_PORT_NUM;
 	pc->port_rcv_errors = swr_sat16(swr_pstat(sdev, SWR_PSTAT_RCV_ERRORS));
-	pc->port_xmit_discards =
-		swr_sat16(swr_pstat(sdev, SWR_PSTAT_XMIT_DISCARDS));
+	pc->port_xmit_discards = swr_sat16(swr_xmit_discards(sdev));
 	pc->port_xmit_data = swr_sat32(swr_pstat(sdev, SWR_PSTAT_XMIT_BYTES) / 4);
 	pc->port_rcv_data = swr_sat32(swr_pstat(sdev, SWR_PSTAT_RCV_BYTES) / 4);
-	pc->port_xmit_packets = swr_sat32(swr_pstat(sdev, SWR_PSTAT_XMIT_PKTS));
+	pc->port_xmit_packets = swr_sat32(swr_xmit_pkts(sdev));
 	pc->port_rcv_packets = swr_sat32(swr_pstat(sdev, SWR_PSTAT_RCV_PKTS));
 }
 
@@ -68,7 +79,7 @@ static void swr_pma_port_counters_ext(struct swr_dev *sdev,
 				      struct ib_mad *out)
 {
 	struct ib_pma_portcounters_ext *pc = (void *)(out->data + 40);
-	u64 xp = swr_pstat(sdev, SWR_PSTAT_XMIT_PKTS);
+	u64 xp = swr_xmit_pkts(sdev);
 	u64 rp = swr_pstat(sdev, SWR_PSTAT_RCV_PKTS);
 	u64 xm = swr_pstat(sdev, SWR_PSTAT_XMIT_MCAST);
 	u64 rm = swr_pstat(sdev, SWR_PSTAT_RCV_MCAST);

@@ -93,7 +93,6 @@ void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason, u32 qpn)
 void swr_tx_drop(struct swr_dev *sdev, u32 dqpn)
 {
 	atomic64_inc(&sdev->counters[SWR_CNT_TX_DROPPED]);
-	swr_port_count(sdev, SWR_PSTAT_XMIT_DISCARDS, 1);
 	trace_swr_pkt_drop(sdev, SWR_CNT_TX_DROPPED, dqpn);
 }
 

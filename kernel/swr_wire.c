@@ -45,7 +45,6 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	const struct ib_gid_attr *ga;
 	unsigned long flags;
 	u8 sgid_index;
-	u16 vlan;
 	int mtu;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -73,7 +72,7 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	if (IS_ERR(ga))
 		return PTR_ERR(ga);
 	p->d.sgid = ga->gid;
-	p->d.oif = swr_gid_attr_oif(ga, &vlan);
+	p->d.oif = swr_gid_attr_oif(ga, NULL);
 	rdma_put_gid_attr(ga);
 	return 0;
 }
