@@ -1053,9 +1053,6 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		enum swr_counter reason = swr_rx_drop_reason(err);
 
 		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
-		if (reason == SWR_CNT_RX_DROP_ICRC ||
-		    reason == SWR_CNT_RX_DROP_MALFORMED)
-			swr_port_count(rx.sdev, SWR_PSTAT_RCV_ERRORS, 1);
 		swr_rx_drop(rx.sdev, reason, rx.qpn);
 		goto free;
 	}

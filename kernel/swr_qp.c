@@ -434,16 +434,21 @@ static void swr_qp_copy_attr(struct swr_qp_attr *qa,
 	if (mask & IB_QP_AV) {
 		/*
 		 * The core holds the sgid_attr reference in @attr only for
-		 * the duration of the call: keep the fields, not the
-		 * pointer. The wire finds the source GID by sgid_index;
-		 * local delivery compares the one the path was set with.
+		 * the duration of the call: keep what the path needs of it,
+		 * not the pointer. The GID table entry may go and come back
+		 * at another index while the QP lives (a bond fails over,
+		 * an address is re-added), as on a NIC that has copied the
+		 * source address into its QP context.
 		 */
 		qa->ah = attr->ah_attr;
 		qa->ah.grh.sgid_attr = NULL;
-		if (attr->ah_attr.grh.sgid_attr)
+		memset(&qa->sgid, 0, sizeof(qa->sgid));
+		qa->sgid_oif = 0;
+		if (attr->ah_attr.grh.sgid_attr) {
 			qa->sgid = attr->ah_attr.grh.sgid_attr->gid;
-		else
-			memset(&qa->sgid, 0, sizeof(qa->sgid));
+			qa->sgid_oif = swr_gid_attr_oif(attr->ah_attr.grh.sgid_attr,
+							NULL);
+		}
 	}
 }
 

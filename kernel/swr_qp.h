@@ -186,10 +186,13 @@ struct swr_qp_attr {
 	bool sq_draining;	/* in SQD until the SQ is empty */
 	struct rdma_ah_attr ah;	/* RC/UC: the remote end (RoCE, GRH) */
 	/*
-	 * RC/UC: the GID at ah's sgid_index when the path was set, which
-	 * local delivery checks a sender against (swr_engine.c).
+	 * RC/UC: the GID at ah's sgid_index when the path was set, the
+	 * source of every packet (swr_wire_path()) and what local delivery
+	 * checks a sender against (swr_engine.c); sgid_oif the ifindex of
+	 * its netdev then (a VLAN upper sends through the VLAN device).
 	 */
 	union ib_gid sgid;
+	int sgid_oif;
 };
 
 /*

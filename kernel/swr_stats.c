@@ -83,10 +83,18 @@ static const enum swr_counter swr_qp_counters[] = {
 	SWR_CNT_FLUSHED,
 };
 
+/*
+ * A received packet dropped for @reason. PortRcvErrors (IBTA 16.1.3.5)
+ * counts the packets with errors, not those the port could not use (no QP,
+ * no memory): malformed headers and a bad ICRC, wherever they are found.
+ */
 void swr_rx_drop(struct swr_dev *sdev, enum swr_counter reason, u32 qpn)
 {
 	atomic64_inc(&sdev->counters[SWR_CNT_RX_DROPPED]);
 	atomic64_inc(&sdev->counters[reason]);
+	if (reason == SWR_CNT_RX_DROP_ICRC ||
+	    reason == SWR_CNT_RX_DROP_MALFORMED)
+		swr_port_count(sdev, SWR_PSTAT_RCV_ERRORS, 1);
 	trace_swr_pkt_drop(sdev, reason, qpn);
 }
 

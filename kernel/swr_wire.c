@@ -39,12 +39,14 @@ static const u32 swr_wire_rnr_10us[32] = {
 	16384, 24576, 32768, 49152,
 };
 
-int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
+/*
+ * What the wire needs of @qp's path, as modify_qp set it. It reads only the
+ * QP: nothing here can fail or change behind the QP's back.
+ */
+void swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 {
 	const struct ib_global_route *grh;
-	const struct ib_gid_attr *ga;
 	unsigned long flags;
-	u8 sgid_index;
 	int mtu;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -54,7 +56,8 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	p->d.traffic_class = grh->traffic_class;
 	p->d.hop_limit = grh->hop_limit;
 	p->d.sl = rdma_ah_get_sl(&qp->attr.ah);
-	sgid_index = grh->sgid_index;
+	p->d.sgid = qp->attr.sgid;
+	p->d.oif = qp->attr.sgid_oif;
 	p->dqpn = qp->attr.dest_qpn;
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
 	p->mtu = mtu > 0 ? mtu : 256;
@@ -67,14 +70,6 @@ int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	p->access = qp->attr.access_flags;
 	p->state = qp->state;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-
-	ga = rdma_get_gid_attr(qp->ibqp.device, SWR_PORT_NUM, sgid_index);
-	if (IS_ERR(ga))
-		return PTR_ERR(ga);
-	p->d.sgid = ga->gid;
-	p->d.oif = swr_gid_attr_oif(ga, NULL);
-	rdma_put_gid_attr(ga);
-	return 0;
 }
 
 /*
@@ -224,8 +219,7 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 	wr = &qp->wire->req;
 	if (wr->tail - wr->head >= SWR_WIRE_WINDOW || wr->rnr_until)
 		return false;
-	if (swr_wire_path(qp, &p))
-		return false;
+	swr_wire_path(qp, &p);
 	/*
 	 * A fence waits for every earlier READ and atomic; a READ or atomic
 	 * waits while max_rd_atomic of them are outstanding.
@@ -899,16 +893,16 @@ void swr_wire_poll(struct swr_qp *qp)
 	u64 now;
 
 	list = llist_del_all(&qp->wire_rxq);
-	if (!qp->wire || swr_wire_path(qp, &p)) {
+	if (!qp->wire) {
 		llist_for_each_entry_safe(skb, next, list, ll_node) {
 			atomic_dec(&qp->wire_rxq_len);
 			/* Without a window nothing was sent: nothing answered. */
-			if (!qp->wire)
-				swr_qp_count(qp, SWR_CNT_DUP_RESP);
+			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			kfree_skb(skb);
 		}
 		return;
 	}
+	swr_wire_path(qp, &p);
 	wr = &qp->wire->req;
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(skb, next, list, ll_node) {

@@ -82,7 +82,7 @@ struct swr_wire_path {
 	enum ib_qp_state state;
 };
 
-int swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p);
+void swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p);
 
 /* swr_wire_resp.c: a request packet at @qp (resp_lock held). */
 void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,

@@ -278,19 +278,18 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 	struct swr_wire_path p;
 	struct swr_wire_rd *rd, snap;
 	u32 gen;
-	int err;
 
 	if (!w || !READ_ONCE(w->resp.tx_pending))
 		return;
 	ws = &w->resp;
-	err = swr_wire_path(qp, &p);
+	swr_wire_path(qp, &p);
 	spin_lock_bh(&qp->resp_lock);
 	while (budget > 0 && ws->tx_pending) {
-		if (err || (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
-			    p.state != IB_QPS_SQD)) {
+		if (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
+		    p.state != IB_QPS_SQD) {
 			/*
-			 * In error, or the source GID is gone: what was not
-			 * sent never will be (the requester times out).
+			 * In error: what was not sent never will be (the
+			 * requester times out).
 			 */
 			ws->tx_pending = false;
 			break;
@@ -910,9 +909,9 @@ bool swr_wire_rx(struct swr_rx *rx)
 		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, rx->qpn);
 		return false;
 	}
+	swr_wire_path(qp, &p);
 	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
 	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
-	    swr_wire_path(qp, &p) ||
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
 	     p.state != IB_QPS_SQD) ||
 	    !swr_rx_from_peer(rx, &p.d)) {

@@ -29,6 +29,9 @@ packages=(
 	iperf3 gnuplot-nox
 	# make check-loaded (CHECK_HOGS): CPU hogs on the host
 	stress-ng
+	# the netdevs step (wireguard) and the two-host test (ping, the NIC's
+	# driver, a loop device behind the NVMe-oF target)
+	iputils-ping ethtool wireguard-tools util-linux
 )
 
 missing=()
