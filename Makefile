@@ -21,6 +21,8 @@
 #                   in build/deb
 #   make check-packages  the packages step alone, DKMS seeing every
 #                   installed kernel (make check: the running one)
+#   make check-two  two hosts: a 6.1 and a 6.12 guest joined by a virtio-net
+#                   link, swroce <-> swroce and swroce <-> rxe across it
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -53,7 +55,7 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-debug check-loaded check-packages debug-kernel run vm clean help bench bench-progs \
+	check check-debug check-loaded check-packages check-two debug-kernel run vm clean help bench bench-progs \
 	deb
 
 all: kmod provider selftests
@@ -135,6 +137,9 @@ check-debug:
 
 check-loaded:
 	CHECK_HOGS=$${CHECK_HOGS:-2} tools/check.sh
+
+check-two:
+	CHECK_KERNELS=two tools/check.sh
 
 check-packages:
 	CHECK_STEPS=packages SWROCE_PKG_KERNELS=all \

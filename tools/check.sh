@@ -10,8 +10,9 @@
 #   counted as passes). Exit status is non-zero on any failure, on a guest
 #   that timed out, or on a kernel splat in a guest console log.
 #
-# CHECK_KERNELS="6.1" limits the kernels; CHECK_STEPS="device udata" the
-# guest steps (see selftests/run-guest.sh). CHECK_KERNELS=debug (make
+# CHECK_KERNELS="6.1" limits the kernels (CHECK_KERNELS=two, make
+# check-two: two guests joined by a virtio-net link, two-guests.sh);
+# CHECK_STEPS="device udata" the guest steps (see selftests/run-guest.sh). CHECK_KERNELS=debug (make
 # check-debug) runs the same plan on the KASAN/lockdep/kmemleak kernel of
 # tools/debug-kernel/build.sh, building it first if it is not cached, with
 # a kmemleak scan after every step. CHECK_HOGS=N keeps N CPU hogs
@@ -84,6 +85,14 @@ say "lint"
 tools/lint.sh | tee "$results/lint.tap"
 
 for s in $kernels; do
+	# two: two guests, two kernels, one virtio-net link (make check-two)
+	if [ "$s" = two ]; then
+		say "two guests"
+		ran+=(two)
+		tools/vm/two-guests.sh -t "${CHECK_TIMEOUT:-3600}" -o "$results/two" \
+			-- selftests/swroce_two_host.sh
+		continue
+	fi
 	kver=$(tools/kernels.sh installed "$s") || {
 		echo "not ok 1 - kernel $s installed" >"$results/kernel-$s.tap"; continue; }
 	ran+=("$kver")
@@ -93,6 +102,9 @@ for s in $kernels; do
 	[ "$s" != debug ] || tmo=14400
 	say "guest $kver"
 	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
+	# the packages step: in the first stock kernel's guest (run-guest.sh)
+	[ "$s" != "${kernels%% *}" ] || [ "$s" = debug ] ||
+		envs+=(-e SWROCE_PACKAGES=1)
 	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
 		 SWROCE_LIFECYCLE_ITERS SWROCE_PKG_KERNELS; do
 		[ -z "${!v:-}" ] || envs+=(-e "$v=${!v}")
