@@ -183,6 +183,9 @@ struct swr_dev {
 	 */
 	struct xarray ah_xa;
 
+	/* The ICRC's CRC-32 (swr_crc.c): enum swr_crc_impl, sysfs. */
+	u8 icrc_mode;
+
 	/*
 	 * Last port state reported through an async event, so that a
 	 * netdev event that does not change the state stays silent.

@@ -22,6 +22,7 @@
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_crc.h"
 #include "swr_mr.h"
 #include "swr_net.h"
 #include "swr_qp.h"
@@ -119,11 +120,43 @@ static ssize_t ring_bytes_max_store(struct device *device,
 }
 static DEVICE_ATTR_RW(ring_bytes_max);
 
+/* The ICRC's CRC-32 implementation (swr_crc.c). */
+static ssize_t icrc_show(struct device *device, struct device_attribute *attr,
+			 char *buf)
+{
+	return swr_crc_mode_show(rdma_device_to_drv_device(device,
+							   struct swr_dev,
+							   ibdev), buf);
+}
+
+static ssize_t icrc_store(struct device *device, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int err;
+
+	err = swr_crc_mode_store(rdma_device_to_drv_device(device,
+							   struct swr_dev,
+							   ibdev), buf);
+	return err ? err : count;
+}
+static DEVICE_ATTR_RW(icrc);
+
+static ssize_t icrc_impl_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	return swr_crc_impl_show(rdma_device_to_drv_device(device,
+							   struct swr_dev,
+							   ibdev), buf);
+}
+static DEVICE_ATTR_RO(icrc_impl);
+
 static struct attribute *swr_attrs[] = {
 	&dev_attr_netdev.attr,
 	&dev_attr_abi_version.attr,
 	&dev_attr_poll_idle_us.attr,
 	&dev_attr_ring_bytes_max.attr,
+	&dev_attr_icrc.attr,
+	&dev_attr_icrc_impl.attr,
 	NULL,
 };
 
@@ -509,12 +542,16 @@ static int __init swr_init(void)
 {
 	int err;
 
+	swr_crc_init();
 	err = swr_net_init();
-	if (err)
+	if (err) {
+		swr_crc_exit();
 		return err;
+	}
 	err = register_netdevice_notifier(&swr_netdev_notifier);
 	if (err) {
 		swr_net_exit();
+		swr_crc_exit();
 		return err;
 	}
 	rdma_link_register(&swr_link_ops);
@@ -528,6 +565,7 @@ static void __exit swr_exit(void)
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
 	swr_net_exit();
+	swr_crc_exit();
 }
 
 module_init(swr_init);

@@ -378,7 +378,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
 		iph = ip6;
 	}
-	put_unaligned_le32(swr_icrc(iph, v4, bth, roce_len), bth + roce_len);
+	put_unaligned_le32(swr_icrc(sdev, iph, v4, bth, roce_len), bth + roce_len);
 	dgram_len = skb->len;
 
 	if (v4)
@@ -983,7 +983,7 @@ static int swr_rx_parse(struct swr_rx *rx, u32 udp_len)
 	if ((ntohs(bth->pkey) & 0x7fff) != (SWR_DEFAULT_PKEY & 0x7fff))
 		return -EACCES;
 	if (get_unaligned_le32(rx->hdr + roce_len - SWR_ICRC_BYTES) !=
-	    swr_icrc(skb_network_header(skb), rx->ipv4, rx->hdr,
+	    swr_icrc(rx->sdev, skb_network_header(skb), rx->ipv4, rx->hdr,
 		     roce_len - SWR_ICRC_BYTES))
 		return -EBADMSG;
 	rx->payload = rx->hdr + rx->op->hdr_len;

@@ -2,12 +2,12 @@
 /*
  * RoCEv2 packets: the opcode table and the invariant CRC (see swr_pkt.h).
  */
-#include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/string.h>
 #include <linux/udp.h>
 
+#include "swr_crc.h"
 #include "swr_pkt.h"
 
 #define BTH	sizeof(struct swr_bth)
@@ -99,10 +99,8 @@ const struct swr_opinfo *swr_opinfo(u8 opcode)
 	}
 }
 
-/* CRC-32 of a masked LRH (8 bytes of 0xff) from the seed 0xffffffff. */
-#define SWR_ICRC_SEED		0xdebb20e3U
-
-u32 swr_icrc(const void *iph, bool ipv4, const u8 *bth, u32 roce_len)
+u32 swr_icrc(const struct swr_dev *sdev, const void *iph, bool ipv4,
+	     const u8 *bth, u32 roce_len)
 {
 	u8 ps[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + BTH];
 	size_t iplen = ipv4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
@@ -129,7 +127,7 @@ u32 swr_icrc(const void *iph, bool ipv4, const u8 *bth, u32 roce_len)
 	/* BTH: the reserved byte before the QPN (resv8a) is masked. */
 	b->qpn |= cpu_to_be32(~SWR_QPN_MASK);
 
-	crc = crc32_le(SWR_ICRC_SEED, ps, iplen + sizeof(*udph) + BTH);
-	crc = crc32_le(crc, bth + BTH, roce_len - BTH);
+	crc = swr_crc_icrc(sdev, ps, iplen + sizeof(*udph) + BTH, bth + BTH,
+			   roce_len - BTH);
 	return ~crc;
 }

@@ -17,6 +17,8 @@
 
 #include "swr_compat.h"
 
+struct swr_dev;
+
 #define SWR_ROCE_UDP_PORT	4791
 /* UDP source ports: 0xc000 | a 14-bit hash of the flow (RoCEv2 entropy). */
 #define SWR_ROCE_SPORT_BASE	0xc000
@@ -165,6 +167,7 @@ const struct swr_opinfo *swr_opinfo(u8 opcode);
  * ICRC. The variant fields are masked as IBTA annex A17 prescribes.
  * Return: the value to store (swr_icrc_put()) or compare.
  */
-u32 swr_icrc(const void *iph, bool ipv4, const u8 *bth, u32 roce_len);
+u32 swr_icrc(const struct swr_dev *sdev, const void *iph, bool ipv4,
+	     const u8 *bth, u32 roce_len);
 
 #endif /* SWR_PKT_H */

@@ -110,6 +110,33 @@ cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 tap_ok "$(($(cnt swrw0 rx_pkts) > 0 && $(cnt swrw0 tx_pkts) > 0))" = 1 \
 	"swroce counted packets sent and received"
 
+# The ICRC's CRC-32 (swr_crc.c): the module measured crc32_le() and the
+# crypto API's crc32 when it loaded and uses the faster; each must make
+# ICRCs rxe accepts and check rxe's. swrw0 is switched to each in turn.
+icrc=/sys/class/infiniband/swrw0/swroce/icrc
+dmesg | grep -q "swroce: ICRC by "
+tap_ok $? "the module logged which CRC-32 it measured faster"
+dmesg | grep "swroce: ICRC by " | tail -n 1 | sed 's/^/# /'
+tap_ok "$(cat $icrc)" = "[auto] library crypto" "swroce/icrc: auto by default"
+for mode in library crypto; do
+	if ! echo $mode >$icrc 2>/dev/null; then
+		tap_skip "ICRC by $mode: ibv_rc_pingpong with rxe both ways" \
+			"this kernel has no crypto crc32"
+		continue
+	fi
+	echo "# $mode: $(cat /sys/class/infiniband/swrw0/swroce/icrc_impl)"
+	bad0=$(cnt swrw0 rx_drop_icrc)
+	T=120 pp ibv_rc_pingpong swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 \
+		-s 4096 -n 50 &&
+	T=120 pp ibv_rc_pingpong "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 \
+		-s 4096 -n 50 &&
+	[ "$(cnt swrw0 rx_drop_icrc)" = "$bad0" ]
+	tap_ok $? "ICRC by $mode: ibv_rc_pingpong with rxe both ways, no ICRC drop"
+done
+echo auto >$icrc
+! echo md5 >$icrc 2>/dev/null
+tap_ok $? "swroce/icrc refuses an unknown name"
+
 rdma link del rxew0
 
 # swroce <-> swroce across two namespaces
