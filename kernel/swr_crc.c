@@ -38,6 +38,11 @@ static struct crypto_shash *swr_crc_tfm;	/* NULL: no "crc32" */
 static enum swr_crc_impl swr_crc_fastest = SWR_CRC_LIB;
 static u32 swr_crc_mbps[SWR_CRC_NR];
 
+static u32 swr_crc_lib(const void *a, size_t alen, const void *b, size_t blen)
+{
+	return crc32_le(crc32_le(SWR_ICRC_SEED, a, alen), b, blen);
+}
+
 static u32 swr_crc_crypto(const void *a, size_t alen, const void *b,
 			  size_t blen)
 {
@@ -49,7 +54,7 @@ static u32 swr_crc_crypto(const void *a, size_t alen, const void *b,
 	if (crypto_shash_init(desc) || crypto_shash_update(desc, a, alen) ||
 	    crypto_shash_update(desc, b, blen) ||
 	    crypto_shash_final(desc, out))
-		return crc32_le(crc32_le(SWR_ICRC_SEED, a, alen), b, blen);
+		return swr_crc_lib(a, alen, b, blen);
 	return get_unaligned_le32(out);
 }
 
@@ -58,7 +63,7 @@ static u32 swr_crc_run(enum swr_crc_impl impl, const void *a, size_t alen,
 {
 	if (impl == SWR_CRC_CRYPTO)
 		return swr_crc_crypto(a, alen, b, blen);
-	return crc32_le(crc32_le(SWR_ICRC_SEED, a, alen), b, blen);
+	return swr_crc_lib(a, alen, b, blen);
 }
 
 enum swr_crc_impl swr_crc_impl(const struct swr_dev *sdev)
@@ -124,12 +129,10 @@ void swr_crc_init(void)
 	u32 lib, cr;
 	u8 *buf;
 
-	swr_crc_tfm = swr_crc_tfm_alloc();
 	buf = kmalloc(SWR_CRC_BUF, GFP_KERNEL);
-	if (!buf) {
-		swr_crc_fastest = SWR_CRC_LIB;
-		return;
-	}
+	if (!buf)
+		return;		/* the library, and no crypto unchecked */
+	swr_crc_tfm = swr_crc_tfm_alloc();
 	get_random_bytes(buf, SWR_CRC_BUF);
 	swr_crc_mbps[SWR_CRC_LIB] = swr_crc_measure(SWR_CRC_LIB, buf);
 	if (swr_crc_tfm) {
