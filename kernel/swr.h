@@ -36,6 +36,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/swroce-abi.h>
+#include <rdma/uverbs_ioctl.h>
 
 /* Identity */
 #define SWR_VENDOR_ID		0xffffff	/* no IEEE OUI: a software device */
@@ -234,6 +235,8 @@ struct swr_ucontext {
 	struct ib_ucontext ibuc;
 	/* Bytes of rings its queues hold, against ring_bytes_max. */
 	atomic64_t ring_bytes;
+	/* Bytes of device memory it holds, against SWR_DM_MAX (swr_dm.c). */
+	atomic64_t dm_bytes;
 };
 
 struct swr_pd {
@@ -385,6 +388,10 @@ int swr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 enum rdma_link_layer swr_get_link_layer(struct ib_device *ibdev, u32 port);
 int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void swr_dealloc_ucontext(struct ib_ucontext *ibuc);
+int swr_query_ucontext(struct ib_ucontext *ibuc,
+		       struct uverbs_attr_bundle *attrs);
+/* The PD and context methods for importing objects (swr_verbs.c). */
+extern const struct uapi_definition swr_verbs_uapi_defs[];
 void swr_disassociate_ucontext(struct ib_ucontext *ibuc);
 int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -18,6 +18,7 @@
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/rdma_netlink.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/swroce-abi.h>
 
 #include "swr.h"
@@ -186,6 +187,14 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
+/* The driver's own uverbs methods (swroce-abi.h). */
+static const struct uapi_definition swr_uapi_defs[] = {
+	UAPI_DEF_CHAIN(swr_qp_uapi_defs),
+	UAPI_DEF_CHAIN(swr_dm_uapi_defs),
+	UAPI_DEF_CHAIN(swr_verbs_uapi_defs),
+	{},
+};
+
 static const struct ib_device_ops swr_dev_ops = {
 	.owner = THIS_MODULE,
 	/*
@@ -197,6 +206,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SWROCE_ABI_VERSION,
 
+	.alloc_dm = swr_alloc_dm,
 	.alloc_hw_port_stats = swr_alloc_hw_port_stats,
 	.alloc_mr = swr_alloc_mr,
 	.alloc_mw = swr_alloc_mw,
@@ -213,6 +223,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.create_qp = swr_create_qp,
 	.create_srq = swr_create_srq,
 	.create_user_ah = swr_create_ah,
+	.dealloc_dm = swr_dealloc_dm,
 	.dealloc_driver = swr_dealloc_driver,
 	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
@@ -248,6 +259,8 @@ static const struct ib_device_ops swr_dev_ops = {
 	.query_port = swr_query_port,
 	.query_qp = swr_query_qp,
 	.query_srq = swr_query_srq,
+	.query_ucontext = swr_query_ucontext,
+	.reg_dm_mr = swr_reg_dm_mr,
 	.reg_user_mr = swr_reg_user_mr,
 	.req_notify_cq = swr_req_notify_cq,
 	.rereg_user_mr = swr_rereg_user_mr,
@@ -397,7 +410,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* From here on ib_dealloc_device() undoes the above. */
 	ib_set_device_ops(&sdev->ibdev, &swr_dev_ops);
-	sdev->ibdev.driver_def = swr_qp_uapi_defs;
+	sdev->ibdev.driver_def = swr_uapi_defs;
 	swr_mark_name_assigned_by_user(&sdev->ibdev);
 
 	/*

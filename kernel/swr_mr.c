@@ -20,7 +20,8 @@
 
 /*
  * Access flags of an MR. IB_ACCESS_HUGETLB and the optional range are
- * hints we have no use for; zero-based MRs, ODP and FLUSH are not offered.
+ * hints we have no use for; ODP and FLUSH are not offered, and only MRs on
+ * device memory are zero-based (the core requires IB_ZERO_BASED there).
  */
 #define SWR_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -371,6 +372,38 @@ int swr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	swr_mkey_kill(sdev, &mr->mkey);
 	swr_mr_free(sdev, mr);
 	return 0;
+}
+
+/*
+ * An MR on device memory (swr_dm.c): zero-based, so the work requests
+ * that use it name bytes [0, length), which are bytes [offset, offset +
+ * length) of the DM. The core has checked the range against the DM and
+ * required IB_ZERO_BASED, and holds the DM (ib_dm.usecnt) until the MR
+ * is deregistered, so the kernel address stays valid.
+ */
+struct ib_mr *swr_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			    struct ib_dm_mr_attr *attr,
+			    struct uverbs_attr_bundle *attrs)
+{
+	struct swr_dev *sdev = to_swr_dev(ibpd->device);
+	int access = attr->access_flags & ~IB_ZERO_BASED;
+	struct swr_mr *mr;
+
+	if (access & ~SWR_MR_ACCESS) {
+		ibdev_dbg(&sdev->ibdev, "reg_dm_mr: unsupported access %#x\n",
+			  attr->access_flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	mr = swr_mr_alloc(sdev, ibpd, SWR_MR_DM, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->kaddr = to_swr_dm(ibdm)->vaddr + attr->offset;
+	mr->iova = 0;
+	mr->length = attr->length;
+	mr->page_shift = PAGE_SHIFT;
+	mr->state = SWR_MR_VALID;
+	swr_mkey_publish(sdev, &mr->mkey);
+	return &mr->ibmr;
 }
 
 /*
@@ -811,6 +844,9 @@ static void *swr_mr_map_chunk(struct swr_mr *mr, u64 iova, u64 *len)
 		*len = min3(*len, bsize - boff,
 			    (u64)(PAGE_SIZE - offset_in_page(addr)));
 		return swr_virt_dma_to_ptr(addr);
+	case SWR_MR_DM:
+		/* vmalloc memory: virtually contiguous, one chunk */
+		return mr->kaddr + off;
 	case SWR_MR_DMA:
 	default:
 		*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(iova));

@@ -45,6 +45,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 struct swr_dev;
 
@@ -79,6 +80,7 @@ enum swr_mr_kind {
 	SWR_MR_USER,	/* pinned user memory, PAGE_SIZE pages */
 	SWR_MR_FAST,	/* kernel FRMR: kernel-virtual blocks of page_size */
 	SWR_MR_DMA,	/* kernel DMA MR: iova is a kernel virtual address */
+	SWR_MR_DM,	/* on device memory: zero-based, kaddr below */
 };
 
 enum swr_mr_state {
@@ -119,7 +121,26 @@ struct swr_mr {
 	struct ib_umem *umem;	/* SWR_MR_USER */
 	struct page **pages;	/* SWR_MR_USER: one per PAGE_SIZE page */
 	u64 *blocks;		/* SWR_MR_FAST: virt-DMA address per block */
+	void *kaddr;		/* SWR_MR_DM: kernel address of iova 0 */
 };
+
+/*
+ * Device memory (swr_dm.c): SWR_DM_MAX bytes at most per DM, and per user
+ * context in all (max_dm_size).
+ */
+#define SWR_DM_MAX	SZ_1M
+
+struct swr_dm {
+	struct ib_dm ibdm;
+	void *vaddr;		/* vmalloc memory, mapped by the owner */
+	size_t size;		/* bytes allocated: whole pages */
+	struct rdma_user_mmap_entry *entry;
+};
+
+static inline struct swr_dm *to_swr_dm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct swr_dm, ibdm);
+}
 
 enum swr_mw_state {
 	SWR_MW_INVALID,	/* deallocated */
@@ -159,6 +180,13 @@ static inline struct swr_mw *to_swr_mw(struct ib_mw *ibmw)
 	return container_of(ibmw, struct swr_mw, ibmw);
 }
 
+/* swr_dm.c: ib_device_ops and the driver's DM methods */
+struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
+			   struct ib_dm_alloc_attr *attr,
+			   struct uverbs_attr_bundle *attrs);
+int swr_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition swr_dm_uapi_defs[];
+
 /* Device setup and teardown (swr_main.c). */
 void swr_mr_dev_init(struct swr_dev *sdev);
 void swr_mr_dev_cleanup(struct swr_dev *sdev);
@@ -175,6 +203,9 @@ struct ib_mr *swr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int swr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
+struct ib_mr *swr_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			    struct ib_dm_mr_attr *attr,
+			    struct uverbs_attr_bundle *attrs);
 int swr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int swr_dealloc_mw(struct ib_mw *ibmw);
 

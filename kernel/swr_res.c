@@ -218,6 +218,7 @@ static const char *const swr_res_mr_kinds[] = {
 	[SWR_MR_USER] = "user",
 	[SWR_MR_FAST] = "fast_reg",
 	[SWR_MR_DMA] = "dma",
+	[SWR_MR_DM] = "device_memory",
 };
 
 static const char *const swr_res_mr_states[] = {

@@ -5,6 +5,11 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/swroce-abi.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_std_types.h>
+
+#define UVERBS_MODULE_NAME swroce
+#include <rdma/uverbs_named_ioctl.h>
 
 #include "swr.h"
 #include "swr_mr.h"
@@ -79,6 +84,7 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* CQE timestamps: CLOCK_MONOTONIC_RAW in ns, i.e. a 1 GHz clock. */
 	attr->hca_core_clock = 1000000;	/* kHz */
 	attr->timestamp_mask = U64_MAX;
+	attr->max_dm_size = SWR_DM_MAX;
 	return 0;
 }
 
@@ -137,6 +143,12 @@ int swr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 	return 0;
 }
 
+static void swr_ucontext_resp(struct swroce_alloc_ucontext_resp *resp)
+{
+	resp->abi_version = SWROCE_ABI_VERSION;
+	resp->device_caps = SWROCE_DEVICE_CAP_DOORBELL_METHOD;
+}
+
 int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibuc->device;
@@ -160,9 +172,27 @@ int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		return -EPROTONOSUPPORT;
 	}
 
-	resp.abi_version = SWROCE_ABI_VERSION;
-	resp.device_caps = SWROCE_DEVICE_CAP_DOORBELL_METHOD;
+	swr_ucontext_resp(&resp);
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
+}
+
+/*
+ * UVERBS_METHOD_QUERY_CONTEXT: what a provider that imports a context
+ * (ibv_import_device(), on a duplicate of the command fd) needs to know,
+ * the same answer alloc_ucontext gave, in SWROCE_ATTR_QUERY_CONTEXT_RESP
+ * when it asks for it.
+ */
+int swr_query_ucontext(struct ib_ucontext *ibuc,
+		       struct uverbs_attr_bundle *attrs)
+{
+	struct swroce_alloc_ucontext_resp resp = {};
+
+	if (!uverbs_attr_is_valid(attrs, SWROCE_ATTR_QUERY_CONTEXT_RESP))
+		return 0;
+	swr_ucontext_resp(&resp);
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     SWROCE_ATTR_QUERY_CONTEXT_RESP,
+					     &resp, sizeof(resp));
 }
 
 void swr_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -220,3 +250,46 @@ int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	ida_free(&sdev->pd_ida, to_swr_pd(ibpd)->pdn);
 	return 0;
 }
+
+/*
+ * SWROCE_METHOD_PD_QUERY (swroce-abi.h): a PD's number, by handle; what
+ * ibv_import_pd() asks to check that the handle names a PD. The PD's
+ * uobject is locked for reading, so the PD outlives the call.
+ */
+static int UVERBS_HANDLER(SWROCE_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *ibpd = uverbs_attr_get_obj(attrs, SWROCE_ATTR_PD_QUERY_HANDLE);
+	struct swroce_alloc_pd_resp resp = {};
+
+	if (IS_ERR(ibpd))
+		return PTR_ERR(ibpd);
+	resp.pdn = to_swr_pd(ibpd)->pdn;
+	return uverbs_copy_to_struct_or_zero(attrs, SWROCE_ATTR_PD_QUERY_RESP,
+					     &resp, sizeof(resp));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(SWROCE_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(SWROCE_ATTR_PD_QUERY_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(SWROCE_ATTR_PD_QUERY_RESP,
+						UVERBS_ATTR_STRUCT(struct swroce_alloc_pd_resp,
+								   pdn),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(swr_pd_methods, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(SWROCE_METHOD_PD_QUERY));
+
+#define SWR_QUERY_CONTEXT_RESP \
+	UVERBS_ATTR_STRUCT(struct swroce_alloc_ucontext_resp, reserved_0)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(swr_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(SWROCE_ATTR_QUERY_CONTEXT_RESP,
+						 SWR_QUERY_CONTEXT_RESP));
+
+const struct uapi_definition swr_verbs_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &swr_pd_methods),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &swr_query_context),
+	{},
+};

@@ -455,6 +455,27 @@ static inline int swr_post_send1(struct ibv_qp *qp, enum ibv_wr_opcode op,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* One signaled 8-byte FETCH_AND_ADD of @add at @raddr, old value to @local. */
+static inline int swr_post_fetch_add(struct ibv_qp *qp, uint64_t wr_id,
+				     void *local, uint32_t lkey,
+				     uint64_t raddr, uint32_t rkey,
+				     uint64_t add)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)local, .length = 8, .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = add;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
 static inline int swr_post_recv1(struct ibv_qp *qp, uint64_t wr_id,
 				 void *addr, uint32_t len, uint32_t lkey)
 {

@@ -1089,7 +1089,10 @@ TEST_F(qp, comp_channel_events)
  * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP carries the time it was written, in
  * cycles of the device's hca_core_clock (1 GHz: nanoseconds of
  * CLOCK_MONOTONIC_RAW). They fall between the post and the poll, and a
- * later completion never has an earlier stamp.
+ * later completion never has an earlier stamp. The wall-clock variant
+ * (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) is the same instant in
+ * CLOCK_REALTIME nanoseconds, and ibv_query_rt_values_ex() reads the
+ * device clock itself.
  */
 TEST_F(qp, cq_timestamps)
 {
@@ -1099,19 +1102,36 @@ TEST_F(qp, cq_timestamps)
 	struct ibv_cq_ex *ex;
 	struct timespec ts;
 	uint64_t before, after, stamp, last = 0;
+	uint64_t rbefore, rafter, wall;
+	struct ibv_values_ex rt = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
 	unsigned int i;
 
 	ASSERT_EQ(0, ibv_query_device_ex(p->ctx, NULL, &dattr));
 	EXPECT_EQ(1000000, dattr.hca_core_clock);
 	EXPECT_NE(0, dattr.completion_timestamp_mask);
 
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	before = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	ASSERT_EQ(0, ibv_query_rt_values_ex(p->ctx, &rt));
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	after = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	EXPECT_EQ(IBV_VALUES_MASK_RAW_CLOCK, rt.comp_mask);
+	stamp = rt.raw_clock.tv_sec * 1000000000ull + rt.raw_clock.tv_nsec;
+	EXPECT_LE(before, stamp);
+	EXPECT_GE(after, stamp);
+	rt.comp_mask = 1u << 7;
+	EXPECT_EQ(EINVAL, ibv_query_rt_values_ex(p->ctx, &rt));
+
 	p->o.cq_wc_flags = IBV_WC_STANDARD_FLAGS |
-			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 	swr_t_create(_metadata, p, NULL);
 	/* ibv_cq_ex_to_cq() is a cast: so is its inverse. */
 	ex = (struct ibv_cq_ex *)p->c.scq;
 	for (i = 0; i < 8; i++) {
 		swr_fill(self->b.cbuf, 64, (uint8_t)i);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rbefore = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 		before = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, i,
@@ -1126,9 +1146,18 @@ TEST_F(qp, cq_timestamps)
 		EXPECT_EQ(IBV_WC_SUCCESS, ex->status);
 		EXPECT_EQ(i, ex->wr_id);
 		stamp = ibv_wc_read_completion_ts(ex);
+		wall = ibv_wc_read_completion_wallclock_ns(ex);
 		ibv_end_poll(ex);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rafter = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		EXPECT_LE(before, stamp);
 		EXPECT_GE(after, stamp);
+		/*
+		 * The two clocks are read apart, and NTP may slew the real
+		 * one: allow a millisecond either side.
+		 */
+		EXPECT_LE(rbefore - 1000000, wall);
+		EXPECT_GE(rafter + 1000000, wall);
 		EXPECT_LE(last, stamp);
 		last = stamp;
 		EXPECT_EQ(-1, swr_check(self->b.sbuf, 64, (uint8_t)i));

@@ -52,19 +52,7 @@ static void post_atomic(struct __test_metadata *_metadata, struct ibv_qp *qp,
 			uint64_t wr_id, void *local, uint32_t lkey,
 			uint64_t raddr, uint32_t rkey)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)local, .length = 8, .lkey = lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
-		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = 1;
-	ASSERT_EQ(0, ibv_post_send(qp, &wr, &bad));
+	ASSERT_EQ(0, swr_post_fetch_add(qp, wr_id, local, lkey, raddr, rkey, 1));
 }
 
 /*

@@ -47,15 +47,7 @@ said() { cat "$dir/$peer.$1" 2>/dev/null; }
 barrier() { mark "$1" && await "$1"; }
 
 # --- the link ---------------------------------------------------------------
-nic=
-for n in /sys/class/net/*; do
-	case $(cat "$n/address") in 52:54:00:5e:*) nic=${n##*/} ;; esac
-done
-[ -n "$nic" ] || { modprobe virtio_net; sleep 1; }
-for n in /sys/class/net/*; do
-	case $(cat "$n/address") in 52:54:00:5e:*) nic=${n##*/} ;; esac
-done
-[ -n "$nic" ] || { mark setup 1; tap_bail "no virtio NIC (vm.sh -n)"; }
+nic=$("$top/tools/vm/nic.sh") || { mark setup 1; tap_bail "no virtio NIC (vm.sh -n)"; }
 ip addr add "$ip4/24" dev "$nic" &&
 	ip -6 addr add "fd89::$me/64" dev "$nic" nodad &&
 	ip link set "$nic" up && ip link set lo up

@@ -155,6 +155,11 @@ for prog in ibv_rc_pingpong ibv_uc_pingpong ibv_srq_pingpong; do
 	pp $prog swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100
 	tap_ok $? "$prog IPv4: swroce <-> swroce across namespaces"
 done
+# device memory as the message buffer (-j), completion timestamps (-t)
+pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 -j -c
+tap_ok $? "ibv_rc_pingpong -j (device memory), data checked: swroce <-> swroce"
+pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 -t
+tap_ok $? "ibv_rc_pingpong -t (completion timestamps): swroce <-> swroce"
 wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
 rp swr-b swr-c 10.78.2.1
 tap_ok $? "rping (rdma_cm): swroce <-> swroce across namespaces"

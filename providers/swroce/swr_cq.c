@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "swroce.h"
 
@@ -219,7 +220,8 @@ enum {
 			  IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
 			  IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
 			  IBV_WC_EX_WITH_DLID_PATH_BITS |
-			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 };
 
 static struct swr_cq *ex_to_swr_cq(struct ibv_cq_ex *ex)
@@ -340,6 +342,24 @@ static uint64_t swr_read_completion_ts(struct ibv_cq_ex *ex)
 	return ex_to_swr_cq(ex)->cur->timestamp;
 }
 
+/*
+ * The completion's CLOCK_REALTIME: its CLOCK_MONOTONIC_RAW timestamp
+ * moved by the clocks' current distance (two vDSO reads). Off by what NTP
+ * slewed the real-time clock since the completion: microseconds at most
+ * for a completion polled within seconds.
+ */
+static uint64_t swr_read_completion_wallclock_ns(struct ibv_cq_ex *ex)
+{
+	struct timespec raw, real;
+	int64_t delta;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
+	clock_gettime(CLOCK_REALTIME, &real);
+	delta = (real.tv_sec - raw.tv_sec) * 1000000000LL +
+		(real.tv_nsec - raw.tv_nsec);
+	return ex_to_swr_cq(ex)->cur->timestamp + delta;
+}
+
 struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 				   struct ibv_cq_init_attr_ex *attr)
 {
@@ -369,7 +389,8 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	core_attr.comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	core_attr.flags = 0;
 	/* Nor does it see a timestamp request: every CQE carries one. */
-	core_attr.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	core_attr.wc_flags &= ~(uint64_t)(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
 
 	err = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
@@ -404,6 +425,9 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 		ex->read_dlid_path_bits = swr_read_dlid_path_bits;
 	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		ex->read_completion_ts = swr_read_completion_ts;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns =
+			swr_read_completion_wallclock_ns;
 	return ex;
 
 err_destroy:

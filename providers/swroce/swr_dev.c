@@ -11,6 +11,7 @@
 static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
+	.alloc_dm = swr_alloc_dm,
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
@@ -30,6 +31,10 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.destroy_srq = swr_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = swr_free_context,
+	.free_dm = swr_free_dm,
+	.import_dm = swr_import_dm,
+	.import_mr = swr_import_mr,
+	.import_pd = swr_import_pd,
 	.modify_qp = swr_modify_qp,
 	.modify_srq = swr_modify_srq,
 	.poll_cq = swr_poll_cq,
@@ -39,12 +44,35 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.query_device_ex = swr_query_device_ex,
 	.query_port = swr_query_port,
 	.query_qp = swr_query_qp,
+	.query_rt_values = swr_query_rt_values,
 	.query_srq = swr_query_srq,
+	.reg_dm_mr = swr_reg_dm_mr,
 	.reg_mr = swr_reg_mr,
 	.req_notify_cq = swr_req_notify_cq,
 	.rereg_mr = swr_rereg_mr,
 	.resize_cq = swr_resize_cq,
+	.unimport_dm = swr_unimport_dm,
+	.unimport_mr = swr_unimport_mr,
+	.unimport_pd = swr_unimport_pd,
 };
+
+/*
+ * What a context learns from the kernel's answer to get_context (or, for
+ * an imported one, to query_context). The kernel checked our version; a
+ * kernel that answers with another one does not speak this ABI at all.
+ */
+static int swr_context_setup(struct swr_context *ctx,
+			     const struct swroce_alloc_ucontext_resp *resp)
+{
+	if (resp->abi_version != SWROCE_ABI_VERSION) {
+		verbs_err(&ctx->vctx, "swroce: kernel ABI %u, provider ABI %u\n",
+			  resp->abi_version, SWROCE_ABI_VERSION);
+		return EPROTONOSUPPORT;
+	}
+	ctx->device_caps = resp->device_caps;
+	verbs_set_ops(&ctx->vctx, &swr_ctx_ops);
+	return 0;
+}
 
 static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,
 					       int cmd_fd, void *private_data)
@@ -62,21 +90,10 @@ static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,
 	cmd.drv_payload.abi_version = SWROCE_ABI_VERSION;
 	err = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
+	if (!err)
+		err = swr_context_setup(ctx, &resp.drv_payload);
 	if (err)
 		goto err_free;
-
-	/* The kernel checked our version; a kernel that answers with
-	 * another one does not speak this ABI at all.
-	 */
-	if (resp.drv_payload.abi_version != SWROCE_ABI_VERSION) {
-		verbs_err(&ctx->vctx, "swroce: kernel ABI %u, provider ABI %u\n",
-			  resp.drv_payload.abi_version, SWROCE_ABI_VERSION);
-		err = EPROTONOSUPPORT;
-		goto err_free;
-	}
-	ctx->device_caps = resp.drv_payload.device_caps;
-
-	verbs_set_ops(&ctx->vctx, &swr_ctx_ops);
 	return &ctx->vctx;
 
 err_free:
@@ -84,6 +101,43 @@ err_free:
 	free(ctx);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_import_device(): a second context on (a duplicate of) the command
+ * fd of an existing one, which is the same kernel ucontext. The core's
+ * query_context fills in what libibverbs keeps; the driver's attribute
+ * gives back the answer get_context gave the first context.
+ */
+static struct verbs_context *swr_import_context(struct ibv_device *ibdev,
+						int cmd_fd)
+{
+	struct swroce_alloc_ucontext_resp resp = {};
+	struct ib_uverbs_attr attr = {
+		.attr_id = SWROCE_ATTR_QUERY_CONTEXT_RESP,
+		.len = sizeof(resp), .data = (uintptr_t)&resp,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+	};
+	struct swr_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (!err)
+		err = swr_ioctl(&ctx->vctx.context, UVERBS_OBJECT_DEVICE,
+				UVERBS_METHOD_QUERY_CONTEXT, &attr, 1);
+	if (!err)
+		err = swr_context_setup(ctx, &resp);
+	if (err) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	return &ctx->vctx;
 }
 
 static void swr_free_context(struct ibv_context *ibctx)
@@ -137,6 +191,7 @@ static const struct verbs_device_ops swr_dev_ops = {
 	.match_table = swr_match_table,
 	.match_device = swr_match_device,
 	.alloc_device = swr_alloc_device,
+	.import_context = swr_import_context,
 	.uninit_device = swr_uninit_device,
 	.alloc_context = swr_alloc_context,
 };

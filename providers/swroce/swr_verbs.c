@@ -6,8 +6,36 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "swroce.h"
+
+/*
+ * One ioctl (RDMA_VERBS_IOCTL) with @n attributes: a method of the
+ * driver's (swroce-abi.h), or a core method with the driver's attributes.
+ */
+int swr_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	      const struct ib_uverbs_attr *attrs, unsigned int n)
+{
+	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
+		      SWR_IOCTL_MAX_ATTRS * sizeof(struct ib_uverbs_attr)) /
+		     sizeof(uint64_t)] = {};
+	struct ib_uverbs_ioctl_hdr *hdr = (struct ib_uverbs_ioctl_hdr *)buf;
+
+	if (n > SWR_IOCTL_MAX_ATTRS)
+		return EINVAL;
+	hdr->length = sizeof(*hdr) + n * sizeof(*attrs);
+	hdr->object_id = object;
+	hdr->method_id = method;
+	hdr->num_attrs = n;
+	hdr->driver_id = RDMA_DRIVER_UNKNOWN;
+	memcpy(hdr->attrs, attrs, n * sizeof(*attrs));
+	return ioctl(ibctx->cmd_fd, RDMA_VERBS_IOCTL, hdr) ? errno : 0;
+}
 
 int swr_query_device_ex(struct ibv_context *ibctx,
 			const struct ibv_query_device_ex_input *input,
@@ -28,6 +56,21 @@ int swr_query_device_ex(struct ibv_context *ibctx,
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u.%u", (unsigned int)(fw >> 32),
 		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+/*
+ * The device clock (hca_core_clock 1 GHz) is CLOCK_MONOTONIC_RAW: CQE
+ * timestamps are its nanoseconds, written by the kernel
+ * (ktime_get_raw_ns()). Reading it here needs no system call (vDSO).
+ */
+int swr_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values)
+{
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK &&
+	    clock_gettime(CLOCK_MONOTONIC_RAW, &values->raw_clock))
+		return errno;
 	return 0;
 }
 

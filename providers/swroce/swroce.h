@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/swroce-abi.h>
 
 #include "ibverbs_private.h"
@@ -101,6 +102,14 @@ struct swr_qp {
 	int err;		/* first error of the batch */
 };
 
+/* Device memory, mapped (swr_dm.c). */
+struct swr_dm {
+	struct verbs_dm vdm;
+	uint8_t *map;
+	size_t map_size;	/* whole pages */
+	uint64_t length;	/* as allocated: what copies may reach */
+};
+
 static inline struct swr_context *to_swr_context(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct swr_context, vctx.context);
@@ -150,9 +159,13 @@ DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		empty, swroce_create_qp_resp);
 
 /* swr_verbs.c */
+#define SWR_IOCTL_MAX_ATTRS	4
+int swr_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
+	      const struct ib_uverbs_attr *attrs, unsigned int n);
 int swr_query_device_ex(struct ibv_context *ibctx,
 			const struct ibv_query_device_ex_input *input,
 			struct ibv_device_attr_ex *attr, size_t attr_size);
+int swr_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values);
 int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 		   struct ibv_port_attr *attr);
 struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
@@ -213,5 +226,21 @@ struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int swr_dealloc_mw(struct ibv_mw *mw);
 int swr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		struct ibv_mw_bind *mw_bind);
+
+/* swr_dm.c */
+struct ibv_dm *swr_alloc_dm(struct ibv_context *ibctx,
+			    struct ibv_alloc_dm_attr *attr);
+int swr_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *swr_import_dm(struct ibv_context *ibctx, uint32_t dm_handle);
+void swr_unimport_dm(struct ibv_dm *ibdm);
+struct ibv_mr *swr_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			     uint64_t dm_offset, size_t length,
+			     unsigned int access);
+
+/* swr_import.c */
+struct ibv_pd *swr_import_pd(struct ibv_context *ibctx, uint32_t pd_handle);
+void swr_unimport_pd(struct ibv_pd *ibpd);
+struct ibv_mr *swr_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void swr_unimport_mr(struct ibv_mr *ibmr);
 
 #endif /* SWROCE_PROVIDER_H */

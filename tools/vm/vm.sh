@@ -8,7 +8,7 @@
 #
 # usage: tools/vm/vm.sh [-k KERNEL] [-t SECONDS] [-l CONSOLE_LOG]
 #                       [-m MODULE_KO | -M] [-r MEM] [-i] [-e VAR=VAL]...
-#                       [-n LPORT:RPORT] [-- CMD [ARGS...]]
+#                       [-n LPORT:RPORT | -n hub] [-- CMD [ARGS...]]
 #   -k KERNEL   series (6.1, 6.12), full version, or "debug" (the KASAN/
 #               lockdep kernel of make debug-kernel); default: first series
 #   -t SECONDS  hard timeout, qemu is killed (default 600; none with -i)
@@ -23,6 +23,9 @@
 #               of 127.0.0.1 sending to port R: two guests with -n A:B and
 #               -n B:A share a link; its MAC is
 #               52:54:00:5e:XX:YY, XXYY = L in hex
+#   -n hub      a virtio-net NIC on a QEMU hub with no other port: a
+#               NIC-backed netdev whose frames go nowhere (MAC
+#               52:54:00:5e:00:00); tools/vm/nic.sh finds it in the guest
 # Environment: VM_CPU the qemu -cpu model (default max; under TCG
 # max,-cx16, see Documentation/testing.rst), VM_APPEND more kernel command
 # line.
@@ -32,7 +35,7 @@
 
 set -eu
 
-usage() { sed -n '9,28p' "$0" >&2; exit 2; }
+usage() { sed -n '9,31p' "$0" >&2; exit 2; }
 say() { echo "vm: $*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -59,8 +62,13 @@ while getopts "k:t:l:m:Mr:ie:n:h" opt; do
 	   [A-Za-z_]*=*) envs+=("$OPTARG") ;;
 	   *) say "-e wants VAR=VAL, got '$OPTARG'"; usage ;;
 	   esac ;;
-	n) [[ "$OPTARG" =~ ^([0-9]{4,5}):([0-9]{4,5})$ ]] ||
-		{ say "-n wants LPORT:RPORT, got '$OPTARG'"; usage; }
+	n) if [ "$OPTARG" = hub ]; then
+		nic=(-netdev "hubport,id=wire,hubid=0"
+		     -device "virtio-net-pci,netdev=wire,mac=52:54:00:5e:00:00")
+		continue
+	   fi
+	   [[ "$OPTARG" =~ ^([0-9]{4,5}):([0-9]{4,5})$ ]] ||
+		{ say "-n wants LPORT:RPORT or hub, got '$OPTARG'"; usage; }
 	   lp=${BASH_REMATCH[1]} rp=${BASH_REMATCH[2]}
 	   nic=(-netdev "dgram,id=wire,local.type=inet,local.host=127.0.0.1,local.port=$lp,remote.type=inet,remote.host=127.0.0.1,remote.port=$rp"
 		-device "virtio-net-pci,netdev=wire,mac=$(printf '52:54:00:5e:%02x:%02x' $((lp >> 8)) $((lp & 255)))") ;;

@@ -72,6 +72,55 @@ enum swroce_qp_doorbell_attrs {
 	SWROCE_ATTR_QP_DOORBELL_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
 };
 
+/*
+ * SWROCE_METHOD_DM_MAP on UVERBS_OBJECT_DM: where to mmap() a device memory
+ * allocation (ibv_alloc_dm), by its handle (an IDR attribute), for the
+ * context that allocated it or one that imported its handle. The answer
+ * is one struct swroce_dm_map_resp. The mapping is the DM's memory itself:
+ * ibv_memcpy_to_dm() and ibv_memcpy_from_dm() are memcpy() on it.
+ */
+enum swroce_dm_methods {
+	SWROCE_METHOD_DM_MAP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum swroce_dm_map_attrs {
+	SWROCE_ATTR_DM_MAP_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SWROCE_ATTR_DM_MAP_RESP,
+};
+
+struct swroce_dm_map_resp {
+	__u32 comp_mask;
+	__u32 reserved_0;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;	/* whole pages, >= length */
+	__aligned_u64 length;		/* as allocated */
+};
+
+/*
+ * Importing objects into a second context on the same command file
+ * (ibv_import_device(), ibv_import_pd(), ibv_import_mr(), ibv_import_dm()):
+ *  - UVERBS_METHOD_QUERY_CONTEXT takes one more attribute,
+ *    SWROCE_ATTR_QUERY_CONTEXT_RESP: the swroce_alloc_ucontext_resp that
+ *    ibv_get_context() received;
+ *  - SWROCE_METHOD_PD_QUERY on UVERBS_OBJECT_PD, by handle (an IDR
+ *    attribute), answers a swroce_alloc_pd_resp: that the handle is a PD,
+ *    and its number;
+ *  - an MR is queried with the core's UVERBS_METHOD_QUERY_MR, a DM mapped
+ *    through SWROCE_METHOD_DM_MAP.
+ */
+enum swroce_query_context_attrs {
+	SWROCE_ATTR_QUERY_CONTEXT_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum swroce_pd_methods {
+	SWROCE_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum swroce_pd_query_attrs {
+	SWROCE_ATTR_PD_QUERY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SWROCE_ATTR_PD_QUERY_RESP,
+};
+
 struct swroce_alloc_ucontext_resp {
 	__u32 comp_mask;
 	__u32 abi_version;	/* the SWROCE_ABI_VERSION of the kernel */
