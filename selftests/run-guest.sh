@@ -13,7 +13,7 @@
 #   TEST...   run only these steps (names as in the list below)
 #
 # Steps: vm-cpu, abi-layout, packages (not on the debug kernel unless named),
-# provider-builddir, link, device, udata, mr, dm, import, cq, ah,
+# provider-builddir, link, device, udata, mr, dm, import, parent, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
 # counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc,
 # suite, bench-smoke, uverbs-fuzz,
@@ -171,6 +171,7 @@ step udata build/selftests/swroce_udata
 step mr build/selftests/swroce_mr
 step dm build/selftests/swroce_dm
 step import build/selftests/swroce_import
+step parent build/selftests/swroce_parent
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq

@@ -90,6 +90,8 @@ int swr_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
+	if (cq->parent)
+		swr_parent_put(&cq->parent->ibpd);
 	munmap(cq->ring, cq->map_size);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -371,10 +373,18 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	int err;
 
 	if ((attr->wc_flags & ~(uint64_t)SWR_WC_EX_FLAGS) ||
-	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					   IBV_CQ_INIT_ATTR_MASK_PD)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* IBV_CQ_INIT_ATTR_MASK_PD names a parent domain of this context. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!swr_parent_domain(attr->parent_domain) ||
+	     attr->parent_domain->context != ibctx)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	cq = calloc(1, sizeof(*cq));
@@ -385,8 +395,12 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 		goto err_free;
 	cq->single_threaded = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			      (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
-	/* Single-threaded use is ours to honour; the kernel never sees it. */
-	core_attr.comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	/*
+	 * Single-threaded use and the parent domain are ours to honour;
+	 * the kernel sees neither.
+	 */
+	core_attr.comp_mask &= ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					   IBV_CQ_INIT_ATTR_MASK_PD);
 	core_attr.flags = 0;
 	/* Nor does it see a timestamp request: every CQE carries one. */
 	core_attr.wc_flags &= ~(uint64_t)(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
@@ -402,6 +416,11 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	if (err)
 		goto err_destroy;
 
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = to_swr_pd(attr->parent_domain);
+		if (swr_parent_get(attr->parent_domain))
+			cq->single_threaded = true;
+	}
 	ex = &cq->vcq.cq_ex;
 	ex->start_poll = swr_start_poll;
 	ex->next_poll = swr_next_poll;

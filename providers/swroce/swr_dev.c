@@ -13,7 +13,9 @@ static void swr_free_context(struct ibv_context *ibctx);
 static const struct verbs_context_ops swr_ctx_ops = {
 	.alloc_dm = swr_alloc_dm,
 	.alloc_mw = swr_alloc_mw,
+	.alloc_parent_domain = swr_alloc_parent_domain,
 	.alloc_pd = swr_alloc_pd,
+	.alloc_td = swr_alloc_td,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = swr_bind_mw,
 	.create_ah = swr_create_ah,
@@ -24,6 +26,7 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.create_srq = swr_create_srq,
 	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
+	.dealloc_td = swr_dealloc_td,
 	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,

@@ -366,7 +366,7 @@ int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&sq->lock);
+	swr_sq_lock(sq);
 	for (idx = sq->prod; wr; wr = wr->next, idx++) {
 		err = swr_post_one(qp, wr, idx);
 		if (err) {
@@ -375,7 +375,7 @@ int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		}
 	}
 	doorbell = swr_sq_publish(sq, idx);
-	pthread_spin_unlock(&sq->lock);
+	swr_sq_unlock(sq);
 	if (doorbell) {
 		int db_err = swr_sq_doorbell(qp);
 
@@ -657,7 +657,7 @@ static void swr_wr_start(struct ibv_qp_ex *ibqpx)
 {
 	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
 
-	pthread_spin_lock(&qp->sq.lock);
+	swr_sq_lock(&qp->sq);
 	qp->cur = qp->sq.prod;
 	qp->wqe = NULL;
 	qp->err = swr_qp_may_send(&qp->vqp.qp) ? 0 : EINVAL;
@@ -672,7 +672,7 @@ static int swr_wr_complete(struct ibv_qp_ex *ibqpx)
 	if (!err)
 		doorbell = swr_sq_publish(&qp->sq, qp->cur);
 	qp->wqe = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	swr_sq_unlock(&qp->sq);
 	if (doorbell)
 		err = swr_sq_doorbell(qp);
 	return err;
@@ -683,7 +683,7 @@ static void swr_wr_abort(struct ibv_qp_ex *ibqpx)
 	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
 
 	qp->wqe = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	swr_sq_unlock(&qp->sq);
 }
 
 static void swr_qp_set_wr_ops(struct swr_qp *qp, uint64_t flags)
@@ -813,6 +813,15 @@ static void swr_qp_unmap(struct swr_qp *qp)
 		munmap(qp->sq.ring, qp->sq.map_size);
 }
 
+/* Created through a parent domain: counted there, lock-free with a TD. */
+static void swr_qp_bind_parent(struct swr_qp *qp, struct ibv_pd *ibpd)
+{
+	if (swr_parent_get(ibpd)) {
+		qp->sq.single_threaded = true;
+		qp->rq.single_threaded = true;
+	}
+}
+
 struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 			     struct ibv_qp_init_attr *attr)
 {
@@ -832,6 +841,7 @@ struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 			 &attr->cap, attr->srq);
 	if (err)
 		goto err_destroy;
+	swr_qp_bind_parent(qp, ibpd);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -879,6 +889,7 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 		goto err_destroy;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->vqp.comp_mask |= VERBS_QP_EX;
+	swr_qp_bind_parent(qp, attr->pd);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -958,6 +969,7 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	swr_parent_put(ibqp->pd);
 	swr_qp_unmap(qp);
 	swr_qp_free(qp);
 	return 0;

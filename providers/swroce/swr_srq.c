@@ -50,7 +50,7 @@ int swr_wq_post_recv(struct swr_wq *wq, struct ibv_recv_wr *wr,
 	uint32_t cons;
 	int err = 0, i;
 
-	pthread_spin_lock(&wq->lock);
+	swr_wq_lock(wq);
 	cons = atomic_load_explicit(&wq->ring->cons.idx, memory_order_acquire);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
@@ -77,7 +77,7 @@ int swr_wq_post_recv(struct swr_wq *wq, struct ibv_recv_wr *wr,
 	/* The WQEs are written before the kernel can see the new index. */
 	atomic_store_explicit(&wq->ring->prod.idx, wq->prod,
 			      memory_order_release);
-	pthread_spin_unlock(&wq->lock);
+	swr_wq_unlock(wq);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -104,6 +104,7 @@ struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
 			 r->mmap_size);
 	if (err)
 		goto err_destroy;
+	srq->wq.single_threaded = swr_parent_get(ibpd);
 	return &srq->vsrq.srq;
 
 err_destroy:
@@ -136,6 +137,7 @@ int swr_destroy_srq(struct ibv_srq *ibsrq)
 	err = ibv_cmd_destroy_srq(ibsrq);
 	if (err)
 		return err;
+	swr_parent_put(ibsrq->pd);
 	swr_wq_unmap(&srq->wq);
 	free(srq);
 	return 0;

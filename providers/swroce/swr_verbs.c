@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Control verbs: device and port queries, protection domains. Each is one
- * command to the kernel; nothing here is on the data path.
+ * Control verbs: device and port queries, each one command to the kernel,
+ * and the ioctl helper of the driver's own methods.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,37 +80,4 @@ int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 	struct ibv_query_port cmd;
 
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
-}
-
-struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx)
-{
-	struct swr_alloc_pd_cmd cmd = {};
-	struct swr_alloc_pd_cmd_resp resp = {};
-	struct swr_pd *pd;
-	int err;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return NULL;
-
-	err = ibv_cmd_alloc_pd(ibctx, &pd->ibpd, &cmd.ibv_cmd, sizeof(cmd),
-			       &resp.ibv_resp, sizeof(resp));
-	if (err) {
-		free(pd);
-		errno = err;
-		return NULL;
-	}
-	pd->pdn = resp.drv_payload.pdn;
-	return &pd->ibpd;
-}
-
-int swr_dealloc_pd(struct ibv_pd *ibpd)
-{
-	int err;
-
-	err = ibv_cmd_dealloc_pd(ibpd);
-	if (err)
-		return err;
-	free(to_swr_pd(ibpd));
-	return 0;
 }

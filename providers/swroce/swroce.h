@@ -26,9 +26,27 @@ struct swr_context {
 	uint32_t device_caps;	/* enum swroce_device_cap */
 };
 
+/* A thread domain: its resources are used by one thread at a time. */
+struct swr_td {
+	struct ibv_td ibtd;
+	atomic_int refcount;	/* parent domains on it */
+};
+
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain()):
+ * a parent carries its protection domain's handle, so every command that
+ * names it names that PD to the kernel, and adds a thread domain and a
+ * context of the application's. A CQ, QP or SRQ created through a parent
+ * with a thread domain takes no lock in its fast path.
+ */
 struct swr_pd {
 	struct ibv_pd ibpd;
 	uint32_t pdn;
+	struct swr_pd *protection;	/* a parent's PD; NULL for a PD */
+	struct swr_td *td;		/* a parent's thread domain, or NULL */
+	void *pd_context;
+	/* A PD: the parents on it; a parent: the CQs, QPs, SRQs using it. */
+	atomic_int refcount;
 };
 
 /*
@@ -45,7 +63,9 @@ struct swr_cq {
 	uint32_t arm_seq;	/* sequence of the last arm request */
 	uint32_t prod;		/* extended polling: producer index seen */
 	struct swroce_cqe *cur;	/* extended polling: the current CQE */
-	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
+	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED, or
+				 * a parent domain with a thread domain */
+	struct swr_pd *parent;	/* IBV_CQ_INIT_ATTR_MASK_PD, or NULL */
 };
 
 struct swr_ah {
@@ -59,6 +79,7 @@ struct swr_ah {
  */
 struct swr_wq {
 	pthread_spinlock_t lock;
+	bool single_threaded;	/* through a thread domain: no lock */
 	struct swroce_wq_ring *ring;
 	uint8_t *slots;
 	size_t map_size;
@@ -80,6 +101,7 @@ struct swr_srq {
  */
 struct swr_sq {
 	pthread_spinlock_t lock;
+	bool single_threaded;	/* through a thread domain: no lock */
 	struct swroce_sq_ring *ring;
 	uint8_t *slots;
 	size_t map_size;
@@ -120,6 +142,14 @@ static inline struct swr_pd *to_swr_pd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct swr_pd, ibpd);
 }
 
+/* @ibpd's parent domain, or NULL when it is a plain PD. */
+static inline struct swr_pd *swr_parent_domain(struct ibv_pd *ibpd)
+{
+	struct swr_pd *pd = ibpd ? to_swr_pd(ibpd) : NULL;
+
+	return pd && pd->protection ? pd : NULL;
+}
+
 static inline struct swr_ah *to_swr_ah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct swr_ah, ibah);
@@ -158,6 +188,42 @@ DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
 DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		empty, swroce_create_qp_resp);
 
+/* The producer locks of work queues; none through a thread domain. */
+static inline void swr_sq_lock(struct swr_sq *sq)
+{
+	if (!sq->single_threaded)
+		pthread_spin_lock(&sq->lock);
+}
+
+static inline void swr_sq_unlock(struct swr_sq *sq)
+{
+	if (!sq->single_threaded)
+		pthread_spin_unlock(&sq->lock);
+}
+
+static inline void swr_wq_lock(struct swr_wq *wq)
+{
+	if (!wq->single_threaded)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void swr_wq_unlock(struct swr_wq *wq)
+{
+	if (!wq->single_threaded)
+		pthread_spin_unlock(&wq->lock);
+}
+
+/* swr_pd.c */
+struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
+int swr_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_pd *swr_alloc_parent_domain(struct ibv_context *ibctx,
+				       struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *swr_alloc_td(struct ibv_context *ibctx,
+			    struct ibv_td_init_attr *attr);
+int swr_dealloc_td(struct ibv_td *ibtd);
+bool swr_parent_get(struct ibv_pd *ibpd);
+void swr_parent_put(struct ibv_pd *ibpd);
+
 /* swr_verbs.c */
 #define SWR_IOCTL_MAX_ATTRS	4
 int swr_ioctl(struct ibv_context *ibctx, uint16_t object, uint16_t method,
@@ -168,8 +234,6 @@ int swr_query_device_ex(struct ibv_context *ibctx,
 int swr_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values);
 int swr_query_port(struct ibv_context *ibctx, uint8_t port,
 		   struct ibv_port_attr *attr);
-struct ibv_pd *swr_alloc_pd(struct ibv_context *ibctx);
-int swr_dealloc_pd(struct ibv_pd *ibpd);
 
 /* swr_ah.c */
 struct ibv_ah *swr_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
