@@ -12,6 +12,16 @@
 
 tap_n=0
 tap_failed=0
+# Where the time goes: a result that took TAP_SLOW_S seconds or more since
+# the previous one is followed by a "# N s" line.
+tap_last=$SECONDS
+TAP_SLOW_S=${TAP_SLOW_S:-10}
+
+tap_time() {
+	local took=$((SECONDS - tap_last))
+	tap_last=$SECONDS
+	[ "$took" -lt "$TAP_SLOW_S" ] || echo "# $took s"
+}
 
 tap_ok() {
 	local ok name
@@ -30,11 +40,13 @@ tap_ok() {
 		echo "not ok $tap_n - $name"
 		tap_failed=$((tap_failed + 1))
 	fi
+	tap_time
 }
 
 tap_skip() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $1 # SKIP $2"
+	tap_time
 }
 
 tap_bail() {
