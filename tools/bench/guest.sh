@@ -4,8 +4,10 @@
 # guest.sh [--smoke] [--tap] -o OUTDIR: the benchmarks, run as root inside
 # the test guest (tools/vm/vm.sh) with swroce.ko loaded. Measures swroce0
 # (on veth0) and rxe0 (on veth1) with the same settings in this one boot,
-# client and server on the same device, plus iperf3 TCP between two
-# network namespaces as the non-RDMA reference. Writes OUTDIR/raw.tsv and
+# client and server on the same device; across a veth, swroce between two
+# network namespaces and rxe with the traffic forced across a veth of its
+# own (rxe_veth_setup), plus iperf3 TCP between the namespaces as the
+# non-RDMA reference. Writes OUTDIR/raw.tsv and
 # OUTDIR/logs/, then tools/bench/report.py makes results.md, results.csv
 # and the plots.
 #   --smoke   one run of a few small figures (make check's bench-smoke step)
@@ -50,6 +52,7 @@ RUNS=${BENCH_RUNS:-3}
 # ---------------------------------------------------------------- setup
 created=()
 netns_made=0
+rxe_veth_made=0
 reported=0
 cleanup() {
 	local rc=$? d
@@ -66,6 +69,7 @@ cleanup() {
 		ip netns del bench-a 2>/dev/null || true
 		ip netns del bench-b 2>/dev/null || true
 	fi
+	[ $rxe_veth_made = 0 ] || rxe_veth_teardown
 }
 trap cleanup EXIT
 
@@ -141,7 +145,7 @@ seq=0
 # address. -F: don't refuse to run because cpufreq scaling is on (TCG).
 perftest() {
 	local dev=$1 test=$2 size=$3 iters=$4 fig unit col log spid rc i line port try
-	local sdev cdev sgidx cgidx ip
+	local sdev cdev sgidx cgidx ip crossed0=0
 	local -a sns=() cns=()
 	shift 4
 	fig="$test $(human "$size")${*:+ $*}"
@@ -155,11 +159,17 @@ perftest() {
 	*) unit=Gb/s col=4 ;;
 	esac
 	# The topology: one device, or (swroce-veth) a swroce device at each
-	# end of the veth between the namespaces, server in bench-b.
+	# end of the veth between the namespaces, server in bench-b, or
+	# (rxe-veth) an rxe device at each end of a veth in init_net, the
+	# traffic forced across it (rxe_veth_setup).
 	if [ "$dev" = swroce-veth ]; then
 		fig+=", veth between two netns$veth_note"
 		sdev=swrvb cdev=swrva ip=10.78.0.2
 		sns=(ip netns exec bench-b) cns=(ip netns exec bench-a)
+	elif [ "$dev" = rxe-veth ]; then
+		# the same figure name as swroce's: report.py compares them
+		fig+=", veth between two netns$veth_note"
+		sdev=rxvb cdev=rxva ip=10.79.0.2
 	else
 		sdev=$dev cdev=$dev ip=${dev_ip[$dev]}
 	fi
@@ -176,6 +186,7 @@ perftest() {
 		# a fresh port per run: no wait for the last one's TIME_WAIT
 		port=$((18500 + 2 * seq + try))
 		counters_read c0 "$sdev" "$cdev"
+		[ "$dev" != rxe-veth ] || crossed0=$(veth_bytes)
 		log=$out/logs/$dev.${fig// /_}.$port
 		timeout 90 ${sns[@]+"${sns[@]}"} "$test" -d "$sdev" -x "$sgidx" \
 			"${args[@]}" -p "$port" >"$log.server" 2>&1 &
@@ -204,7 +215,13 @@ perftest() {
 			break
 		fi
 	done
-	if [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; then
+	# rxe-veth: a run whose bytes did not cross the veth measured the
+	# loopback, not the wire
+	if [ "$dev" = rxe-veth ] && [ "$rc" = 0 ] &&
+	   [ $(($(veth_bytes) - crossed0)) -lt $((size * iters)) ]; then
+		printf 'na\t%s\ttraffic did not cross the veth (%s bytes)\n' \
+			"$fig" $(($(veth_bytes) - crossed0))
+	elif [ "$rc" = 0 ] && [[ "$line" =~ ^[0-9.]+$ ]] && [ "$line" != 0 ]; then
 		printf '%s\t%s\t%s\n' "$line" "$fig" "$unit"
 		counters_rows "$fig"
 	elif [ "$rc" = 0 ] && [ -n "$line" ]; then
@@ -356,8 +373,71 @@ veth_setup() {
 	return 0
 }
 
+# rxe across a veth, the reference for swroce-veth. rdma_rxe has one UDP
+# socket, in init_net, so both its devices live there, on the two ends of
+# veth bnr0 (10.79.0.1) / bnr1 (10.79.0.2). Between two local addresses
+# the kernel routes through lo; to make the traffic cross the veth:
+#  - the rule for the local table moves from preference 0 to 10, and a
+#    rule at 5 sends what this host originates (iif lo) from one address
+#    to the other through a table whose only route is the other veth end;
+#    packets arriving on the veth still find the local table (at 10);
+#  - the veth ends take packets from a local source address (accept_local,
+#    no reverse-path filter) and know each other's MAC (static neighbours).
+# perftest's TCP connection has no source address when it is routed, so it
+# goes through lo; only RoCE traffic crosses. rxe_veth_teardown undoes it.
+rxe_veth_setup() {
+	local a b d i
+	ip link add bnr0 mtu 9000 type veth peer name bnr1 mtu 9000
+	rxe_veth_made=1
+	ip addr add 10.79.0.1/24 dev bnr0
+	ip addr add 10.79.0.2/24 dev bnr1
+	for d in all bnr0 bnr1; do
+		sysctl -qw "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0"
+	done
+	ip link set bnr0 up
+	ip link set bnr1 up
+	a=$(cat /sys/class/net/bnr0/address) b=$(cat /sys/class/net/bnr1/address)
+	ip neigh replace 10.79.0.2 lladdr "$b" dev bnr0 nud permanent
+	ip neigh replace 10.79.0.1 lladdr "$a" dev bnr1 nud permanent
+	ip route add 10.79.0.2 dev bnr0 table 79
+	ip route add 10.79.0.1 dev bnr1 table 80
+	ip rule add pref 10 lookup local
+	ip rule del pref 0 lookup local
+	ip rule add pref 5 iif lo from 10.79.0.1 to 10.79.0.2 lookup 79
+	ip rule add pref 5 iif lo from 10.79.0.2 to 10.79.0.1 lookup 80
+	rdma link add rxva type rxe netdev bnr0 && created+=(rxva)
+	rdma link add rxvb type rxe netdev bnr1 && created+=(rxvb)
+	for d in rxva rxvb; do
+		for ((i = 0; i < 50; i++)); do
+			gid_index "$d" >/dev/null && break
+			sleep 0.1
+		done
+	done
+	return 0
+}
+
+rxe_veth_teardown() {
+	ip rule del pref 5 2>/dev/null
+	ip rule del pref 5 2>/dev/null
+	ip rule show | grep -q '^0:.*lookup local' ||
+		ip rule add pref 0 lookup local
+	ip rule del pref 10 lookup local 2>/dev/null
+	ip link del bnr0 2>/dev/null
+	rxe_veth_made=0
+	return 0
+}
+
+# Bytes sent by bnr0 (rxe-veth's client end).
+veth_bytes() {
+	cat /sys/class/net/bnr0/statistics/tx_bytes
+}
+
 # veth_mtu MTU: both ends of the veth; the devices' active MTU follows.
 veth_mtu() {
+	[ $rxe_veth_made = 0 ] || {
+		ip link set bnr0 mtu "$1"
+		ip link set bnr1 mtu "$1"
+	}
 	ip -n bench-a link set bnv0 mtu "$1"
 	ip -n bench-b link set bnv1 mtu "$1"
 	if [ "$1" = 9000 ]; then veth_note=''; else veth_note=", MTU $1"; fi
@@ -384,7 +464,8 @@ if [ $smoke = 1 ]; then
 	measure "$devs" perftest ib_write_lat 2 100
 	measure "$devs" qp_mem 100
 	veth_setup
-	measure swroce-veth perftest ib_write_bw $((64 * KiB)) 100
+	rxe_veth_setup
+	measure "swroce-veth rxe-veth" perftest ib_write_bw $((64 * KiB)) 100
 	measure tcp iperf 1
 else
 	# The largest buffer that fits: 1 GiB unless the guest's free memory
@@ -418,10 +499,11 @@ else
 	measure "$devs" perftest ib_atomic_lat 8 500
 	measure "$devs" qp_mem 1000
 	veth_setup
+	rxe_veth_setup
 	for size in $((4 * KiB)) $((64 * KiB)) $MiB; do
-		measure swroce-veth perftest ib_write_bw "$size" 200
+		measure "swroce-veth rxe-veth" perftest ib_write_bw "$size" 200
 	done
-	measure swroce-veth perftest ib_write_lat 2 500
+	measure "swroce-veth rxe-veth" perftest ib_write_lat 2 500
 	# READ on the wire: the responder's responses (swr_wire_resp.c)
 	measure swroce-veth perftest ib_read_bw $((64 * KiB)) 200
 	measure swroce-veth perftest ib_read_lat 2 500

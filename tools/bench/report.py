@@ -20,8 +20,8 @@ import sys
 
 DEVICES = [("swroce0", "swroce"), ("rxe0", "rxe")]
 # every device column of raw.tsv: the same-device pair, swroce across the
-# veth between two namespaces, and plain TCP
-ALL_DEVS = [d for d, _ in DEVICES] + ["swroce-veth", "tcp"]
+# veth between two namespaces, rxe across a veth of its own, plain TCP
+ALL_DEVS = [d for d, _ in DEVICES] + ["swroce-veth", "rxe-veth", "tcp"]
 CTR_UNIT = "/1k WQEs"
 # (figure, device) -> runs left out because perftest printed 0
 ZEROS = {}
@@ -168,18 +168,26 @@ def main():
             md.append("| %s | %s | %s |" % (base, cells[0], cells[1]))
     if other:
         md.append("")
-        md.append("Across a veth pair between two network namespaces "
-                  "(swroce: a device at each end), and plain TCP over "
-                  "the same veth:")
+        md.append("Across a veth: swroce with a device at each end of a "
+                  "veth between two network namespaces, rxe with a device "
+                  "at each end of a veth of its own, its traffic forced "
+                  "across (tools/bench/guest.sh, rxe_veth_setup), and plain "
+                  "TCP over swroce's veth:")
         md.append("")
-        md.append("| figure | unit | value |")
-        md.append("|---|---|---|")
+        md.append("| figure | unit | swroce / TCP | rxe | ratio swroce/rxe |")
+        md.append("|---|---|---|---|---|")
         for fig in other:
             devs = [d for (f, d) in list(vals) + list(na) if f == fig]
-            s = summary(vals, na, (fig, devs[0]))
-            label = ("swroce " if devs[0] == "swroce-veth" else "") + fig
-            md.append("| %s | %s | %s |" % (label, units[fig] or "–",
-                                            cell(*s)))
+            first = "swroce-veth" if "swroce-veth" in devs else devs[0]
+            s = summary(vals, na, (fig, first))
+            r, ratio = "–", "–"
+            if "rxe-veth" in devs:
+                sr = summary(vals, na, (fig, "rxe-veth"))
+                r = cell(*sr)
+                if s[0] and sr[0] and sr[0][0]:
+                    ratio = "%.2f" % (s[0][0] / sr[0][0])
+            md.append("| %s | %s | %s | %s | %s |" % (
+                fig, units[fig] or "–", cell(*s), r, ratio))
     md += targets(vals, na, figures, units)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md) + "\n")
@@ -236,7 +244,7 @@ def targets(vals, na, figures, units):
 
     rtarget("ib_write_bw 64 KiB", 10, True)
     rtarget("ib_read_bw 64 KiB", 10, True)
-    rtarget("ib_send_bw 64 B", 5, True)
+    rtarget("ib_send_bw 64 B", 10, True)
     rtarget("ib_write_lat 2 B", 0.5, False)
     veth = med("ib_write_bw 64 KiB, veth between two netns", "swroce-veth")
     rxe = med("ib_write_bw 64 KiB", "rxe0")
@@ -249,6 +257,23 @@ def targets(vals, na, figures, units):
     row("ib_write_bw 64 KiB over the veth / iperf3 TCP, same veth",
         None if r is None else "%.2f" % r, "≥ 1",
         None if r is None else r >= 1)
+    big = med("ib_write_bw 1 MiB, veth between two netns", "swroce-veth")
+    r = big / tcp if big is not None and tcp else None
+    row("ib_write_bw 1 MiB over the veth / iperf3 TCP, same veth",
+        None if r is None else "%.2f" % r, "≥ 1.5",
+        None if r is None else r >= 1.5)
+    wfig = "ib_write_bw 64 KiB, veth between two netns"
+    rv = med(wfig, "rxe-veth")
+    r = veth / rv if veth is not None and rv else None
+    row("ib_write_bw 64 KiB across the veth / rxe across a veth",
+        None if r is None else "%.2f" % r, "≥ 5",
+        None if r is None else r >= 5)
+    lfig = "ib_write_lat 2 B, veth between two netns"
+    a, b = med(lfig, "swroce-veth"), med(lfig, "rxe-veth")
+    r = a / b if a is not None and b else None
+    row("ib_write_lat 2 B across the veth / rxe across a veth",
+        None if r is None else "%.2f" % r, "≤ 0.3",
+        None if r is None else r <= 0.3)
     q4, q1 = (med("ib_write_bw 64 KiB -q 4", "swroce0"),
               med("ib_write_bw 64 KiB", "swroce0"))
     r = q4 / q1 if q4 is not None and q1 else None
