@@ -120,9 +120,15 @@ step abi-layout providers/swroce/abi_layout_check.sh
 # kernel only, unless SWROCE_PKG_KERNELS=all (make check-packages). Not on
 # the debug kernel unless named: a DKMS build there takes a quarter of an
 # hour and tests nothing the stock kernels do not.
-if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" packages "* ]]; then
-	step packages selftests/swroce_packages.sh
-fi
+# SWROCE_PACKAGES_LAST=1 runs it after unload instead: make check gives
+# that to the second of two guests that run side by side, so that their
+# DKMS builds (both vCPUs busy for minutes) do not overlap.
+packages_step() {
+	if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" packages "* ]]; then
+		step packages selftests/swroce_packages.sh
+	fi
+}
+[ "${SWROCE_PACKAGES_LAST:-0}" = 1 ] || packages_step
 
 # The provider from the build directory, before anything is installed.
 provider_builddir() {
@@ -268,5 +274,6 @@ unload() {
 	return $fail
 }
 step unload unload
+[ "${SWROCE_PACKAGES_LAST:-0}" != 1 ] || packages_step
 echo "## done"
 exit 0
