@@ -6,6 +6,8 @@
 #   make deps       install what a fresh Debian 12 needs (apt-get, idempotent)
 #   make check      deps, build, lint, then selftests + rdma-core suite in a
 #                   QEMU guest on every pinned kernel; ends "N passed, N failed"
+#                   (the packages and clients steps on the first kernel only)
+#   make check-full the same with every step on every kernel
 #   make check-loaded  the same with two CPU hogs on the host (CHECK_HOGS=2)
 #   make run        the demo in a guest
 #   make vm         an interactive guest shell (KVER= / KERNEL= to choose)
@@ -55,13 +57,13 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-debug check-loaded check-packages check-two debug-kernel run vm clean help bench bench-progs \
+	check check-full check-debug check-loaded check-packages check-two debug-kernel run vm clean help bench bench-progs \
 	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,28p' Makefile
+	@sed -n '3,30p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -131,6 +133,9 @@ lint:
 
 check:
 	tools/check.sh
+
+check-full:
+	CHECK_FULL=1 tools/check.sh
 
 check-debug:
 	CHECK_KERNELS=debug tools/check.sh

@@ -18,8 +18,9 @@
 # a kmemleak scan after every step. CHECK_HOGS=N keeps N CPU hogs
 # (stress-ng --cpu N) running on the host from the build to the last
 # guest, to show that the tests hold on a loaded machine ("make
-# check-loaded" is CHECK_HOGS=2). CHECK_PARALLEL=0 boots the guests one
-# after the other instead of side by side. CHECK_TIMEOUT the seconds one guest may
+# check-loaded" is CHECK_HOGS=2). CHECK_FULL=1 (make check-full) runs the
+# packages and clients steps on every kernel, not only the first (below).
+# CHECK_TIMEOUT the seconds one guest may
 # take (default 3600: a hang guard, a loaded host makes a run take a few
 # times longer; 4x that on the debug kernel; plus SWROCE_FUZZ_SECONDS).
 # SWROCE_FUZZ_*, SWROCE_LIFECYCLE_ITERS and SWROCE_PKG_KERNELS are passed
@@ -114,18 +115,15 @@ guest() {
 	cat "$results/$kver/vm.tap"
 }
 
-# The stock kernels' guests run side by side (CHECK_PARALLEL=1, the
-# default without CPU hogs): most steps wait more than they compute, and
-# the tests assert rates and bounds that hold on a loaded host (make
-# check-loaded). The one long stretch that keeps both vCPUs of a guest
-# busy is the packages step's DKMS build; two of them at once on the
-# host's two CPUs take three times as long, so every guest after the
-# first runs it last (SWROCE_PACKAGES_LAST). Each guest's output is
-# collected in build/results/KVER/guest.log and printed when all are
-# done. CHECK_PARALLEL=0 runs them one after the other, output as it
-# comes.
-parallel=${CHECK_PARALLEL:-$([ "$hogs" -gt 0 ] && echo 0 || echo 1)}
-pids=() logs=()
+# make check runs every guest step on every kernel but two, which test
+# what sits on top of the kernel's verbs rather than the driver: the
+# packages step (Debian packages, DKMS, minutes of compiling in the guest)
+# and the clients step (UCX, Open MPI, libfabric). They run on the first
+# kernel only; CHECK_FULL=1 (make check-full) runs them on every kernel,
+# as a resolving session does. The kernel-dependent part of a DKMS build,
+# compiling swroce.ko against each kernel's headers, is the build step's.
+once_steps="packages clients"
+first=1
 for s in $kernels; do
 	# two: two guests, two kernels, one virtio-net link (make check-two)
 	if [ "$s" = two ]; then
@@ -140,21 +138,13 @@ for s in $kernels; do
 	ran+=("$kver")
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
-	if [ "$parallel" = 1 ] && [ "$s" != debug ]; then
-		say "guest $kver (in the background: $results/$kver/guest.log)"
-		last=
-		[ ${#pids[@]} -eq 0 ] || last=SWROCE_PACKAGES_LAST=1
-		guest "$s" "$kver" "$last" >"$results/$kver/guest.log" 2>&1 &
-		pids+=($!) logs+=("$results/$kver/guest.log")
-	else
-		say "guest $kver"
-		guest "$s" "$kver"
+	skip=
+	if [ $first = 0 ] && [ "${CHECK_FULL:-0}" != 1 ] && [ "$s" != debug ]; then
+		skip="SWROCE_SKIP_STEPS=$once_steps"
 	fi
-done
-for i in "${!pids[@]}"; do
-	wait "${pids[i]}"
-	say "output of ${logs[i]#"$top"/}:"
-	cat "${logs[i]}"
+	first=0
+	say "guest $kver"
+	guest "$s" "$kver" "$skip"
 done
 
 # Count every TAP result line; keep the names of skips and failures.
