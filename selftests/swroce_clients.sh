@@ -54,10 +54,17 @@ ip netns add swc-a && ip netns add swc-b &&
 	ip netns exec swc-a rdma link add swc0 type swroce netdev cva &&
 	wait_gid swc0 "$(v4gid 10.91.1.1)" || tap_bail "topology"
 
-# show NAME FILE: the last lines of a failed run, as TAP comments
+# show NAME FILE: a failed run's output as TAP comments: its first lines
+# (where a library says why it aborts) and its last
 show() {
 	echo "# $1:"
-	tail -n 15 "$2" | sed 's/^/#   /'
+	if [ "$(wc -l <"$2")" -le 40 ]; then
+		sed 's/^/#   /' "$2"
+	else
+		head -n 20 "$2" | sed 's/^/#   /'
+		echo "#   ..."
+		tail -n 20 "$2" | sed 's/^/#   /'
+	fi
 }
 
 # pair_run NAME PORT CHECK SNS CNS SERVER... -- CLIENT...: a client/server
