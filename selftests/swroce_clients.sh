@@ -43,6 +43,9 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 log=$(mktemp -d /tmp/swr-clients.XXXXXX)
+# What the programs leave in their working directory (a crashing
+# libfabric writes NAME.btr backtraces) goes there, not into the tree.
+cd "$log" || tap_bail "cd $log"
 
 for p in ucx_info ucx_perftest mpirun fi_pingpong; do
 	command -v $p >/dev/null || tap_bail "$p missing (make deps)"
@@ -93,6 +96,11 @@ pair_run() {
 	if [ $rc != 0 ]; then
 		show "$name client" "$log/cli"
 		show "$name server" "$log/srv"
+		for f in "$log"/*.btr; do
+			[ -e "$f" ] || continue
+			show "$name: ${f##*/}" "$f"
+			rm -f "$f"
+		done
 	fi
 	tap_ok $rc "$name"
 }
