@@ -340,6 +340,20 @@ print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_se
 	wait 2>/dev/null || true
 }
 
+# wait_gids DEV...: up to 5 s each for the IPv4 GID, which follows the
+# address asynchronously; always succeeds (a missing GID makes the figure
+# n/a with its reason)
+wait_gids() {
+	local d i
+	for d in "$@"; do
+		for ((i = 0; i < 50; i++)); do
+			gid_index "$d" >/dev/null && break
+			sleep 0.1
+		done
+	done
+	return 0
+}
+
 # The veth pair between namespaces bench-a (10.78.0.1) and bench-b
 # (10.78.0.2): iperf3's, and with a swroce device at each end (swrva,
 # swrvb), the "swroce-veth" topology of perftest(). Its MTU is 9000, as
@@ -347,7 +361,6 @@ print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_se
 # at least 4096 + headers); veth_mtu changes it for the rows that say so.
 veth_note=''
 veth_setup() {
-	local d
 	ip netns add bench-a
 	ip netns add bench-b
 	netns_made=1
@@ -363,14 +376,7 @@ veth_setup() {
 		created+=(swrva)
 	ip netns exec bench-b rdma link add swrvb type swroce netdev bnv1 &&
 		created+=(swrvb)
-	# the GIDs follow the addresses asynchronously
-	for d in swrva swrvb; do
-		for ((i = 0; i < 50; i++)); do
-			gid_index "$d" >/dev/null && break
-			sleep 0.1
-		done
-	done
-	return 0
+	wait_gids swrva swrvb
 }
 
 # rxe across a veth, the reference for swroce-veth. rdma_rxe has one UDP
@@ -386,7 +392,7 @@ veth_setup() {
 # perftest's TCP connection has no source address when it is routed, so it
 # goes through lo; only RoCE traffic crosses. rxe_veth_teardown undoes it.
 rxe_veth_setup() {
-	local a b d i
+	local a b d
 	ip link add bnr0 mtu 9000 type veth peer name bnr1 mtu 9000
 	rxe_veth_made=1
 	ip addr add 10.79.0.1/24 dev bnr0
@@ -407,13 +413,7 @@ rxe_veth_setup() {
 	ip rule add pref 5 iif lo from 10.79.0.2 to 10.79.0.1 lookup 80
 	rdma link add rxva type rxe netdev bnr0 && created+=(rxva)
 	rdma link add rxvb type rxe netdev bnr1 && created+=(rxvb)
-	for d in rxva rxvb; do
-		for ((i = 0; i < 50; i++)); do
-			gid_index "$d" >/dev/null && break
-			sleep 0.1
-		done
-	done
-	return 0
+	wait_gids rxva rxvb
 }
 
 rxe_veth_teardown() {
