@@ -23,8 +23,8 @@
 # CHECK_TIMEOUT the seconds one guest may
 # take (default 3600: a hang guard, a loaded host makes a run take a few
 # times longer; 4x that on the debug kernel; plus SWROCE_FUZZ_SECONDS).
-# SWROCE_FUZZ_*, SWROCE_LIFECYCLE_ITERS and SWROCE_PKG_KERNELS are passed
-# on to the guest:
+# SWROCE_FUZZ_*, SWR_FUZZ_SECS, SWROCE_LIFECYCLE_ITERS and
+# SWROCE_PKG_KERNELS are passed on to the guest:
 # e.g. a long run
 #   CHECK_STEPS="uverbs-fuzz lifecycle" SWROCE_FUZZ_SECONDS=600 \
 #   SWROCE_LIFECYCLE_ITERS=100 CHECK_TIMEOUT=14400 make check
@@ -91,10 +91,9 @@ tools/lint.sh | tee "$results/lint.tap"
 guest() {
 	local s=$1 kver=$2 tmo=3600 envs v rc
 	[ "$s" != debug ] || tmo=14400
-	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko")
-	[ -z "${3:-}" ] || envs+=(-e "$3")
+	envs=(-e "SWROCE_KO=$top/build/kmod/$kver/swroce.ko" "${@:3}")
 	for v in SWROCE_FUZZ_SECONDS SWROCE_FUZZ_SEED SWROCE_FUZZ_ARGS \
-		 SWROCE_LIFECYCLE_ITERS SWROCE_PKG_KERNELS; do
+		 SWR_FUZZ_SECS SWROCE_LIFECYCLE_ITERS SWROCE_PKG_KERNELS; do
 		[ -z "${!v:-}" ] || envs+=(-e "$v=${!v}")
 	done
 	# -n hub: a NIC for the suite's rdmacm tests (run-guest.sh)
@@ -123,6 +122,12 @@ guest() {
 # as a resolving session does. The kernel-dependent part of a DKMS build,
 # compiling swroce.ko against each kernel's headers, is the build step's.
 once_steps="packages clients"
+# The two fuzzers (packets: SWR_FUZZ_SECS, uverbs: SWROCE_FUZZ_SECONDS) run
+# 30 s each in make check, their scripts' 60 s in make check-full and on
+# the debug kernel; either variable set by hand wins.
+if [ "${CHECK_FULL:-0}" != 1 ] && [[ " $kernels " != *" debug "* ]]; then
+	: "${SWR_FUZZ_SECS:=30}" "${SWROCE_FUZZ_SECONDS:=30}"
+fi
 first=1
 for s in $kernels; do
 	# two: two guests, two kernels, one virtio-net link (make check-two)
@@ -138,13 +143,13 @@ for s in $kernels; do
 	ran+=("$kver")
 	mkdir -p "$results/$kver"
 	rm -f "$results/$kver"/*.tap
-	skip=
+	extra=()
 	if [ $first = 0 ] && [ "${CHECK_FULL:-0}" != 1 ] && [ "$s" != debug ]; then
-		skip="SWROCE_SKIP_STEPS=$once_steps"
+		extra+=(-e "SWROCE_SKIP_STEPS=$once_steps")
 	fi
 	first=0
 	say "guest $kver"
-	guest "$s" "$kver" "$skip"
+	guest "$s" "$kver" ${extra[@]+"${extra[@]}"}
 done
 
 # Count every TAP result line; keep the names of skips and failures.
