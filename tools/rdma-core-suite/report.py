@@ -279,6 +279,35 @@ def totals(res):
     return t
 
 
+# Skip reasons that no software device can remove, and why; any other
+# skip is a feature still to build (Documentation/testing.rst).
+OUT_OF_REACH = [
+    ('non MLX5 device', 'mlx5 hardware and its direct-verbs API'),
+    ('not an MLX5 device', 'mlx5 hardware and its direct-verbs API'),
+    ('Converting timestamp to nanoseconds', "mlx5dv's clock conversion"),
+    ('non EFA device', 'AWS EFA hardware (SRD)'),
+    ('cuda', 'a CUDA GPU and cuda-python'),
+    ('PCI device must be passed', 'a PCI device for VFIO'),
+    ('Allocating dmabuf', 'a GPU whose DRM driver exports dma-bufs '
+     '(pyverbs allocates through amdgpu or i915)'),
+]
+
+
+def skip_table(results):
+    """Skips of one device by reason: count, and out of reach or not."""
+    by = {}
+    for res, why in results.values():
+        if res == SKIP:
+            by[why] = by.get(why, 0) + 1
+    rows = []
+    for why, n in sorted(by.items(), key=lambda kv: (-kv[1], kv[0])):
+        reach = [r for k, r in OUT_OF_REACH if k.lower() in why.lower()]
+        rows.append('| %d | %s | %s |' % (
+            n, md_escape(why),
+            'out of reach: needs ' + reach[0] if reach else 'to build'))
+    return rows
+
+
 def write_tables(outdir, kver, devs, runs, order, info, verdict):
     with open(os.path.join(outdir, 'results.tsv'), 'w', encoding='utf-8') as f:
         f.write('\t'.join(['test'] + devs) + '\n')
@@ -295,6 +324,9 @@ def write_tables(outdir, kver, devs, runs, order, info, verdict):
             d, t[OK], t[FAIL], t[ERROR], t[SKIP], sum(t.values()),
             'yes' if runs[d][1] else '**no**'))
     md += verdict
+    md += ['', '## skips on %s by reason' % devs[0], '',
+           '| tests | reason | |', '|---|---|---|']
+    md += skip_table(runs[devs[0]][0])
     for d, lists in info.items():
         md += ['', '## %s ok, %s skipped (%d)' % (d, devs[0], len(lists['ok_skip'])), '']
         md += ['- `%s`: %s' % (t, md_escape(runs[devs[0]][0][t][1]))
