@@ -45,6 +45,7 @@ struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 			   struct uverbs_attr_bundle *attrs)
 {
 	struct swr_ucontext *uc = to_swr_ucontext(uctx);
+	size_t size = PAGE_ALIGN(attr->length);
 	struct swr_dm *dm;
 	int err;
 
@@ -56,7 +57,7 @@ struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 			  SWR_DM_MAX);
 		return ERR_PTR(-EINVAL);
 	}
-	err = swr_dm_charge(uc, PAGE_ALIGN(attr->length));
+	err = swr_dm_charge(uc, size);
 	if (err) {
 		ibdev_dbg(ibdev, "alloc_dm: context holds %lld bytes of DM, cap %u\n",
 			  (long long)atomic64_read(&uc->dm_bytes), SWR_DM_MAX);
@@ -67,7 +68,7 @@ struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 		err = -ENOMEM;
 		goto err_uncharge;
 	}
-	dm->size = PAGE_ALIGN(attr->length);
+	dm->size = size;
 	dm->vaddr = swr_ring_alloc(uctx, dm->size, &dm->entry);
 	if (IS_ERR(dm->vaddr)) {
 		err = PTR_ERR(dm->vaddr);
@@ -78,7 +79,7 @@ struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 err_free:
 	kfree(dm);
 err_uncharge:
-	atomic64_sub(PAGE_ALIGN(attr->length), &uc->dm_bytes);
+	atomic64_sub(size, &uc->dm_bytes);
 	return ERR_PTR(err);
 }
 

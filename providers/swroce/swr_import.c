@@ -45,7 +45,11 @@ void swr_unimport_pd(struct ibv_pd *ibpd)
 	free(to_swr_pd(ibpd));
 }
 
-/* The core's UVERBS_METHOD_QUERY_MR fills in keys, length and address. */
+/*
+ * The core's UVERBS_METHOD_QUERY_MR fills in the keys and the length; the
+ * address stays NULL, as libibverbs leaves it (the kernel knows the MR's
+ * iova, not the virtual address it was registered from).
+ */
 struct ibv_mr *swr_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
 	struct verbs_mr *vmr;

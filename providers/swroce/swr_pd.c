@@ -62,7 +62,7 @@ int swr_dealloc_pd(struct ibv_pd *ibpd)
 	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err)
 		return err;
-	free(to_swr_pd(ibpd));
+	free(pd);
 	return 0;
 }
 
@@ -71,6 +71,10 @@ struct ibv_pd *swr_alloc_parent_domain(struct ibv_context *ibctx,
 {
 	struct swr_pd *parent, *pd;
 
+	/*
+	 * The PD context is accepted: it is only ever handed to custom
+	 * allocators, which are refused, so nothing keeps it.
+	 */
 	if (attr->comp_mask & ~(uint32_t)IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -94,8 +98,6 @@ struct ibv_pd *swr_alloc_parent_domain(struct ibv_context *ibctx,
 		parent->td = container_of(attr->td, struct swr_td, ibtd);
 		atomic_fetch_add(&parent->td->refcount, 1);
 	}
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
-		parent->pd_context = attr->pd_context;
 	atomic_fetch_add(&pd->refcount, 1);
 	return &parent->ibpd;
 }

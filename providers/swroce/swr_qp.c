@@ -10,9 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "swroce.h"
 
@@ -172,26 +170,18 @@ static bool swr_sq_publish(struct swr_sq *sq, uint32_t prod)
 static int swr_sq_doorbell(struct swr_qp *qp)
 {
 	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct ib_uverbs_ioctl_hdr *hdr;
+	struct ib_uverbs_attr attr = {
+		.attr_id = SWROCE_ATTR_QP_DOORBELL_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = ibqp->handle,
+	};
 	struct ibv_send_wr *bad;
-	/* the header and its one attribute, 8-byte aligned */
-	uint64_t buf[(sizeof(*hdr) + sizeof(struct ib_uverbs_attr)) /
-		     sizeof(uint64_t)] = { 0 };
 
 	if (!(to_swr_context(ibqp->context)->device_caps &
 	      SWROCE_DEVICE_CAP_DOORBELL_METHOD))
 		return ibv_cmd_post_send(ibqp, NULL, &bad);
-
-	hdr = (struct ib_uverbs_ioctl_hdr *)buf;
-	hdr->length = sizeof(buf);
-	hdr->object_id = UVERBS_OBJECT_QP;
-	hdr->method_id = SWROCE_METHOD_QP_DOORBELL;
-	hdr->num_attrs = 1;
-	hdr->driver_id = RDMA_DRIVER_UNKNOWN;
-	hdr->attrs[0].attr_id = SWROCE_ATTR_QP_DOORBELL_HANDLE;
-	hdr->attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
-	hdr->attrs[0].data = ibqp->handle;
-	return ioctl(ibqp->context->cmd_fd, RDMA_VERBS_IOCTL, hdr) ? errno : 0;
+	return swr_ioctl(ibqp->context, UVERBS_OBJECT_QP,
+			 SWROCE_METHOD_QP_DOORBELL, &attr, 1);
 }
 
 /* Building WQEs -------------------------------------------------------- */

@@ -35,8 +35,7 @@ struct swr_td {
 /*
  * A protection domain, or a parent domain (ibv_alloc_parent_domain()):
  * a parent carries its protection domain's handle, so every command that
- * names it names that PD to the kernel, and adds a thread domain and a
- * context of the application's. A CQ, QP or SRQ created through a parent
+ * names it names that PD to the kernel, and adds a thread domain. A CQ, QP or SRQ created through a parent
  * with a thread domain takes no lock in its fast path.
  */
 struct swr_pd {
@@ -44,7 +43,6 @@ struct swr_pd {
 	uint32_t pdn;
 	struct swr_pd *protection;	/* a parent's PD; NULL for a PD */
 	struct swr_td *td;		/* a parent's thread domain, or NULL */
-	void *pd_context;
 	/* A PD: the parents on it; a parent: the CQs, QPs, SRQs using it. */
 	atomic_int refcount;
 };
