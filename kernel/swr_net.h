@@ -152,6 +152,11 @@ void swr_wire_resp_tx(struct swr_qp *qp);
  */
 bool swr_wire_too_long(u8 opcode, u64 len, u32 mtu);
 bool swr_wire_has_work(struct swr_qp *qp, u64 now);
+/*
+ * modify_qp to ERR: the responses that arrived while the QP was still
+ * sending complete their WQEs before the flush (sq_lock held).
+ */
+void swr_wire_drain_responses(struct swr_qp *qp);
 int swr_wire_flush(struct swr_qp *qp);
 bool swr_wire_idle(struct swr_qp *qp);
 /* The requester's next timer (RNR wait or retransmission), 0: none. */

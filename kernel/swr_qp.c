@@ -573,6 +573,17 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 	}
 
+	/*
+	 * Answers that arrived while the QP was sending complete their WQEs
+	 * before the flush, as on a NIC that takes events in order: an ACK
+	 * queued for the poller is not lost to a disconnect right behind it.
+	 */
+	if (new == IB_QPS_ERR && (cur == IB_QPS_RTS || cur == IB_QPS_SQD)) {
+		mutex_lock(&qp->sq_lock);
+		swr_wire_drain_responses(qp);
+		mutex_unlock(&qp->sq_lock);
+	}
+
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/*
 	 * Only the engine changes the state without modify_mutex, and only

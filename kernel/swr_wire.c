@@ -884,15 +884,15 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 	}
 }
 
-void swr_wire_poll(struct swr_qp *qp)
+/*
+ * The responses the receive path queued, in arrival order. False when
+ * the QP has no window (nothing was sent: the queue is dropped).
+ */
+static bool swr_wire_rx_responses(struct swr_qp *qp, struct swr_wire_path *p)
 {
-	struct swr_wire_req *wr;
-	struct llist_node *list;
+	struct llist_node *list = llist_del_all(&qp->wire_rxq);
 	struct sk_buff *skb, *next;
-	struct swr_wire_path p;
-	u64 now;
 
-	list = llist_del_all(&qp->wire_rxq);
 	if (!qp->wire) {
 		llist_for_each_entry_safe(skb, next, list, ll_node) {
 			atomic_dec(&qp->wire_rxq_len);
@@ -900,20 +900,39 @@ void swr_wire_poll(struct swr_qp *qp)
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			kfree_skb(skb);
 		}
-		return;
+		return false;
 	}
-	swr_wire_path(qp, &p);
-	wr = &qp->wire->req;
+	swr_wire_path(qp, p);
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(skb, next, list, ll_node) {
 		atomic_dec(&qp->wire_rxq_len);
-		if (p.state != IB_QPS_ERR && READ_ONCE(qp->state) != IB_QPS_ERR &&
+		if (p->state != IB_QPS_ERR && READ_ONCE(qp->state) != IB_QPS_ERR &&
 		    !swr_wire_idle(qp))
-			swr_wire_req_rx(qp, skb, &p);
+			swr_wire_req_rx(qp, skb, p);
 		else
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 		consume_skb(skb);
 	}
+	return true;
+}
+
+void swr_wire_drain_responses(struct swr_qp *qp)
+{
+	struct swr_wire_path p;
+
+	lockdep_assert_held(&qp->sq_lock);
+	swr_wire_rx_responses(qp, &p);
+}
+
+void swr_wire_poll(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr;
+	struct swr_wire_path p;
+	u64 now;
+
+	if (!swr_wire_rx_responses(qp, &p))
+		return;
+	wr = &qp->wire->req;
 	if (READ_ONCE(qp->state) == IB_QPS_ERR || swr_wire_idle(qp))
 		return;
 

@@ -4,8 +4,9 @@
  * READ and atomics, in both directions, messages of 1 byte to 256 KiB
  * (many packets), every byte checked and the bytes around each transfer
  * untouched; an RNR wait that resolves; a bad rkey failing remotely; an
- * 8 MiB WRITE and READ at MTU 256, and the bound on the PSNs a requester
- * has out when no ACK comes.
+ * 8 MiB WRITE and READ at MTU 256, the bound on the PSNs a requester
+ * has out when no ACK comes, and an acknowledged SEND surviving a move
+ * to ERR right behind its ACK.
  *
  * The devices come from SWR_WIRE_A and SWR_WIRE_B (swroce in one network
  * namespace, rxe or a second swroce in another: selftests/swroce_wire.sh
@@ -461,6 +462,70 @@ TEST_F(wire, sqd_drained_after_acks)
 	for (i = n + later; i < 8; i++)
 		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, wc));
 	EXPECT_EQ(-1, swr_check(s->buf, 8 * 65536, 9));
+}
+
+/* @e's QP to RESET and back to RTS towards @r's QP. */
+static int wend_reconnect(struct wend *e, const struct wend *r)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int ret = ibv_modify_qp(e->qp, &a, IBV_QP_STATE);
+
+	return ret ? -ret : wend_connect(e, r);
+}
+
+/*
+ * A SEND the responder acknowledged completes successfully when the
+ * requester is moved to ERR right after the ACK arrived and before the
+ * requester's poller got to it: the disconnect that libfabric's rxm sends
+ * behind its last message, where the ACK waiting in the queue used to be
+ * dropped and the SEND flushed. Device A's rx_pkts tells that the ACK has
+ * arrived; the modify comes at once, many times over, while a second QP
+ * pair streams WRITEs, so that A's poller is often busy elsewhere when
+ * the ACK comes.
+ */
+TEST_F_TIMEOUT(wire, acked_send_survives_error, 300)
+{
+	const char *na = getenv("SWR_WIRE_A"), *nb = getenv("SWR_WIRE_B");
+	struct wend *r = &self->a, *s = &self->b, c, d;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	long long rx0, rx = 0;
+	struct ibv_wc wc;
+	int i, j, spins;
+
+	ASSERT_EQ(0, wend_open(&c, na));
+	ASSERT_EQ(0, wend_open(&d, nb));
+	ASSERT_EQ(0, wend_connect(&c, &d));
+	ASSERT_EQ(0, wend_connect(&d, &c));
+	for (i = 0; i < 100; i++) {
+		for (j = 0; j < 8; j++)
+			ASSERT_EQ(0, swr_post_send1(c.qp, IBV_WR_RDMA_WRITE, j,
+						    c.buf, BUFSZ, c.mr->lkey,
+						    (uintptr_t)d.buf, d.mr->rkey,
+						    j == 7 ? IBV_SEND_SIGNALED : 0));
+		ASSERT_EQ(0, swr_post_recv1(s->qp, 2, s->buf, 64, s->mr->lkey));
+		rx0 = swr_port_counter(na, "rx_pkts");
+		ASSERT_LE(0, rx0);
+		ASSERT_EQ(0, swr_post_send1(r->qp, IBV_WR_SEND, 1, r->buf, 64,
+					    r->mr->lkey, 0, 0,
+					    IBV_SEND_SIGNALED));
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(s, &wc));
+		for (spins = 0; spins < 100000; spins++) {
+			rx = swr_port_counter(na, "rx_pkts");
+			if (rx != rx0)
+				break;
+		}
+		ASSERT_NE(rx0, rx) TH_LOG("round %d: no ACK arrived", i);
+		ASSERT_EQ(0, ibv_modify_qp(r->qp, &a, IBV_QP_STATE));
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(r, &wc))
+			TH_LOG("round %d: %s", i, ibv_wc_status_str(wc.status));
+		EXPECT_EQ(1, wc.wr_id);
+		ASSERT_EQ(IBV_WC_SUCCESS, wend_wait(&c, &wc));
+		EXPECT_EQ(7, wc.wr_id);
+		ASSERT_EQ(0, wend_reconnect(r, s));
+		ASSERT_EQ(0, wend_reconnect(s, r));
+	}
+	wend_close(&c);
+	wend_close(&d);
 }
 
 /* In-flight PSNs ------------------------------------------------------------ */
