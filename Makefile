@@ -23,6 +23,8 @@
 #                   in build/deb
 #   make check-packages  the packages step alone, DKMS seeing every
 #                   installed kernel (make check: the running one)
+#   make check-cc   the congestion-control step (ECN, CNPs, DCQCN through a
+#                   tbf+red bottleneck) on both kernels
 #   make check-two  two hosts: a 6.1 and a 6.12 guest joined by a virtio-net
 #                   link, swroce <-> swroce and swroce <-> rxe across it
 #   make install    the provider into the system libibverbs (DESTDIR=)
@@ -57,13 +59,13 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-full check-debug check-loaded check-packages check-two debug-kernel run vm clean help bench bench-progs \
+	check check-full check-debug check-loaded check-packages check-two check-cc debug-kernel run vm clean help bench bench-progs \
 	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,30p' Makefile
+	@sed -n '3,34p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -145,6 +147,9 @@ check-loaded:
 
 check-two:
 	CHECK_KERNELS=two tools/check.sh
+
+check-cc:
+	CHECK_STEPS=cc tools/check.sh
 
 check-packages:
 	CHECK_STEPS=packages SWROCE_PKG_KERNELS=all \

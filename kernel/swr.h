@@ -38,6 +38,8 @@
 #include <rdma/swroce-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "swr_cc.h"
+
 /* Identity */
 #define SWR_VENDOR_ID		0xffffff	/* no IEEE OUI: a software device */
 #define SWR_VENDOR_PART_ID	0x5352		/* "SR" */
@@ -136,6 +138,11 @@ enum swr_counter {
 	 * answered by silence (not in rx_dropped: swr_wire_resp.c)
 	 */
 	SWR_CNT_RX_DROP_DUP_BAD,
+	/* Congestion control (swr_cc.c), named as RoCE NICs name them */
+	SWR_CNT_NP_ECN_MARKED,	/* CE-marked RC/UC packets received; per QP */
+	SWR_CNT_NP_CNP_SENT,	/* CNPs sent in answer; per QP */
+	SWR_CNT_RP_CNP_HANDLED,	/* CNPs a requester acted on; per QP */
+	SWR_CNT_RP_CNP_IGNORED,	/* CNPs ignored (RP off, nothing sent) */
 	SWR_NUM_COUNTERS
 };
 
@@ -186,6 +193,9 @@ struct swr_dev {
 
 	/* The ICRC's CRC-32 (swr_crc.c): enum swr_crc_impl, sysfs. */
 	u8 icrc_mode;
+
+	/* Congestion control parameters (swr_cc.h), sysfs swroce/cc_*. */
+	u32 cc[SWR_CC_NPARAMS];
 
 	/*
 	 * Last port state reported through an async event, so that a

@@ -158,6 +158,7 @@ static struct attribute *swr_attrs[] = {
 	&dev_attr_ring_bytes_max.attr,
 	&dev_attr_icrc.attr,
 	&dev_attr_icrc_impl.attr,
+	SWR_CC_SYSFS_ATTRS,
 	NULL,
 };
 
@@ -398,6 +399,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	sdev->ring_bytes_max = SWR_RING_BYTES_MAX;
+	swr_cc_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->wire_node);
 	sdev->last_port_state = swr_port_state(sdev);

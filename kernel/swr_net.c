@@ -351,7 +351,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		skb->protocol = htons(ETH_P_IP);
 		ip4->version = 4;
 		ip4->ihl = sizeof(*ip4) >> 2;
-		ip4->tos = d->traffic_class;
+		ip4->tos = swr_cc_tclass(sdev, d->traffic_class, *bth);
 		ip4->tot_len = htons(skb->len);
 		ip4->id = 0;
 		ip4->frag_off = htons(IP_DF);
@@ -368,7 +368,7 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 		skb_reset_network_header(skb);
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 		skb->protocol = htons(ETH_P_IPV6);
-		ip6_flow_hdr(ip6, d->traffic_class,
+		ip6_flow_hdr(ip6, swr_cc_tclass(sdev, d->traffic_class, *bth),
 			     htonl(d->flow_label & 0xfffff));
 		ip6->payload_len = htons(skb->len - sizeof(*ip6));
 		ip6->nexthdr = IPPROTO_UDP;

@@ -76,6 +76,9 @@ static const struct swr_opinfo swr_ud_ops[32] = {
 };
 
 static const struct swr_opinfo swr_no_op;
+static const struct swr_opinfo swr_cnp_op = {
+	V | SWR_OPF_CNP | F | L, BTH + SWR_CNP_RSVD_BYTES
+};
 
 /* UC: the SEND and WRITE opcodes of RC, nothing else. */
 static bool swr_uc_op_ok(u8 op)
@@ -94,6 +97,8 @@ const struct swr_opinfo *swr_opinfo(u8 opcode)
 		return swr_uc_op_ok(op) ? &swr_rc_ops[op] : &swr_no_op;
 	case SWR_OP_UD:
 		return &swr_ud_ops[op];
+	case SWR_OP_CNP_PREFIX:
+		return opcode == SWR_OP_CNP ? &swr_cnp_op : &swr_no_op;
 	default:
 		return &swr_no_op;
 	}

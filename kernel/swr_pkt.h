@@ -101,7 +101,13 @@ struct swr_deth {
 #define SWR_OP_RC		0x00
 #define SWR_OP_UC		0x20
 #define SWR_OP_UD		0x60
+#define SWR_OP_CNP_PREFIX	0x80	/* RoCEv2 annex A17.9.3 */
 #define SWR_OP_TRANSPORT_MASK	0xe0
+/* Congestion Notification Packet: BTH, 16 reserved bytes, ICRC. */
+#define SWR_OP_CNP		0x81
+#define SWR_CNP_RSVD_BYTES	16
+/* BTH: BECN, the bit a CNP sets in the byte before the QPN. */
+#define SWR_BTH_BECN		0x40000000U
 
 /* IBTA opcodes (low five bits; OR a prefix above). */
 enum swr_opcode {
@@ -150,6 +156,7 @@ enum swr_op_flag {
 	SWR_OPF_READ = BIT(14),
 	SWR_OPF_ATOMIC = BIT(15),
 	SWR_OPF_VALID = BIT(16),
+	SWR_OPF_CNP = BIT(17),		/* a congestion notification */
 };
 
 struct swr_opinfo {

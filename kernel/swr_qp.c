@@ -468,8 +468,10 @@ static void swr_qp_reset(struct swr_qp *qp)
 	mutex_lock(&qp->sq_lock);
 	swr_req_finish_xfer(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
-	if (qp->wire)
+	if (qp->wire) {
 		memset(&qp->wire->req, 0, sizeof(qp->wire->req));
+		atomic_set(&qp->wire->cnps, 0);
+	}
 	qp->req.psn = qp->attr.sq_psn;
 	idx = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) : qp->sq.prod;
 	qp->sq.cons = idx;

@@ -231,6 +231,9 @@ struct swr_wire_req {
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
 	u8 retry_left;
 	u8 rnr_left;
+	/* DCQCN's rate (swr_cc.c), and the time pacing waits for; 0: none */
+	struct swr_cc_rp cc;
+	u64 paced_until;
 };
 
 /*
@@ -377,6 +380,10 @@ struct swr_resp {
 struct swr_wire_qp {
 	struct swr_wire_req req;	/* sq_lock */
 	struct swr_wire_resp resp;	/* resp_lock */
+	/* CNPs for the requester, from the receive softirq (swr_cc.c) */
+	atomic_t cnps;
+	/* When the notification point sent this QP's last CNP, ktime ns */
+	atomic64_t cnp_last;
 	/* Receive segments of the packet being placed (resp_lock). */
 	struct swr_seg seg[SWR_MAX_SGE];
 };

@@ -91,7 +91,10 @@ static int swr_res_put_req(struct sk_buff *msg, struct swr_qp *qp)
 	if (READ_ONCE(qp->wire) &&
 	    (rdma_nl_put_driver_u32(msg, "una_psn", r.una_psn) ||
 	     rdma_nl_put_driver_u32(msg, "psns_out", r.psns_out) ||
-	     rdma_nl_put_driver_u32(msg, "wqes_out", r.wqes_out)))
+	     rdma_nl_put_driver_u32(msg, "wqes_out", r.wqes_out) ||
+	     /* DCQCN's current rate; 0: not limited (swr_cc.c) */
+	     rdma_nl_put_driver_u32(msg, "cc_rate_mbps",
+				    swr_cc_rate_mbps(qp))))
 		return -EMSGSIZE;
 	return 0;
 }

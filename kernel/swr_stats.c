@@ -67,6 +67,10 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SWR_CNT_RX_DROP_NOMEM] = { .name = "rx_drop_nomem" },
 	[SWR_CNT_RX_DROP_DUP_BAD] = { .name = "rx_drop_dup_bad" },
+	[SWR_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[SWR_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
+	[SWR_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
+	[SWR_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
 };
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);

@@ -409,6 +409,8 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 		return IB_WC_LOC_PROT_ERR;
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
+	/* DCQCN charges what went out (swr_cc.c). */
+	swr_cc_sent(qp, skb->len, ktime_get_ns());
 	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
 	return IB_WC_SUCCESS;
 }
@@ -471,8 +473,10 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
 	bool sent = false;
+	u64 pace;
 
 	WRITE_ONCE(wr->inflight_full, false);
+	WRITE_ONCE(wr->paced_until, 0);
 	while (wr->send != wr->tail && qp->req.turn_pkts) {
 		e = swr_wire_ent(wr, wr->send);
 		if (e->done) {
@@ -493,6 +497,13 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 		if (rc && swr_wire_inflight_full(wr, e)) {
 			/* An answer or the timer clears it (has_work). */
 			WRITE_ONCE(wr->inflight_full, true);
+			break;
+		}
+		/* Not before the rate DCQCN allows: a deadline resumes. */
+		pace = swr_cc_wait(qp, ktime_get_ns());
+		if (pace) {
+			WRITE_ONCE(wr->paced_until, pace);
+			swr_poll_deadline(swr_qp_dev(qp), pace);
 			break;
 		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent);
@@ -971,12 +982,15 @@ void swr_wire_poll(struct swr_qp *qp)
 u64 swr_wire_deadline(struct swr_qp *qp)
 {
 	struct swr_wire_qp *w = READ_ONCE(qp->wire);
-	u64 t;
+	u64 t, pace;
 
 	if (!w)
 		return 0;
 	t = READ_ONCE(w->req.rnr_until);
-	return t ? t : READ_ONCE(w->req.deadline);
+	if (!t)
+		t = READ_ONCE(w->req.deadline);
+	pace = READ_ONCE(w->req.paced_until);
+	return pace && (!t || pace < t) ? pace : t;
 }
 
 bool swr_wire_has_work(struct swr_qp *qp, u64 now)
@@ -999,8 +1013,12 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 	if (t)
 		return now >= t;
 	if (READ_ONCE(wr->send) != READ_ONCE(wr->tail) &&
-	    !READ_ONCE(wr->inflight_full))
-		return true;
+	    !READ_ONCE(wr->inflight_full)) {
+		/* Paced: the time comes (swr_wire_deadline()). */
+		t = READ_ONCE(wr->paced_until);
+		if (!t || now >= t)
+			return true;
+	}
 	t = READ_ONCE(wr->deadline);
 	return t && now >= t;
 }

@@ -912,6 +912,8 @@ bool swr_wire_rx(struct swr_rx *rx)
 	swr_wire_path(qp, &p);
 	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
 	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
+	    (transport == SWR_OP_CNP_PREFIX &&
+	     qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
 	     p.state != IB_QPS_SQD) ||
 	    !swr_rx_from_peer(rx, &p.d)) {
@@ -919,8 +921,14 @@ bool swr_wire_rx(struct swr_rx *rx)
 		goto out;
 	}
 
+	if (rx->op->flags & SWR_OPF_CNP) {
+		/* Congestion on the way there: the requester's rate. */
+		swr_cc_rp_cnp(qp);
+		goto out;
+	}
 	if (!(rx->op->flags & SWR_OPF_REQ)) {
 		/* A response: the requester's, in the poller. */
+		swr_cc_np_rx(qp, rx, &p);
 		kept = swr_wire_queue_resp(qp, rx);
 		goto out;
 	}
@@ -930,6 +938,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM, rx->qpn);
 		goto out;
 	}
+	swr_cc_np_rx(qp, rx, &p);
 	spin_lock_bh(&qp->resp_lock);
 	swr_wire_resp_rx(qp, rx, &p);
 	spin_unlock_bh(&qp->resp_lock);

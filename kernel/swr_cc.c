@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Congestion control: ECN marking, the notification point's CNPs and the
+ * reaction point's DCQCN rate (swr_cc.h says who runs what;
+ * Documentation/congestion.rst describes the algorithm and parameters).
+ *
+ * Rates are kbit/s of RoCE bytes (BTH to ICRC). The reaction point's
+ * state is the poller's (sq_lock); the receive softirq hands it CNPs
+ * through an atomic count in struct swr_wire_qp, and the notification
+ * point's one-CNP-per-interval rule is a cmpxchg on the time of the last
+ * CNP there, so neither side takes a lock of the other.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+
+#include "swr.h"
+#include "swr_cc.h"
+#include "swr_net.h"
+#include "swr_pkt.h"
+#include "swr_qp.h"
+#include "swr_wire.h"
+
+/* alpha's fixed point: 1 << 10 is 1.0 */
+#define SWR_CC_ALPHA_ONE	1024
+/* Pacing lets a QP whose turn came late catch up this many bytes. */
+#define SWR_CC_BURST		(16 * 1024)
+/* The window over which a QP's sending rate is measured. */
+#define SWR_CC_MEAS_NS		(500 * NSEC_PER_USEC)
+/* Timer periods caught up at once; after a longer pause, restart. */
+#define SWR_CC_CATCHUP		64
+
+/* Parameters: defaults and bounds (Documentation/congestion.rst). */
+static const struct {
+	u32 def, min, max;
+} swr_cc_range[SWR_CC_NPARAMS] = {
+	[SWR_CC_ECN] = { 1, 0, 1 },
+	[SWR_CC_NP_ENABLE] = { 1, 0, 1 },
+	[SWR_CC_CNP_INTERVAL_US] = { 50, 0, 1000000 },
+	[SWR_CC_CNP_DSCP] = { 48, 0, 63 },
+	[SWR_CC_RP_ENABLE] = { 1, 0, 1 },
+	[SWR_CC_G_SHIFT] = { 8, 1, 16 },
+	[SWR_CC_ALPHA_US] = { 55, 1, 1000000 },
+	[SWR_CC_REDUCE_US] = { 50, 0, 1000000 },
+	[SWR_CC_TIMER_US] = { 300, 1, 1000000 },
+	[SWR_CC_BYTE_RESET] = { 32768, 1024, 1U << 30 },
+	[SWR_CC_FAST_RECOVERY] = { 5, 0, 100 },
+	[SWR_CC_AI_MBPS] = { 2, 1, 100000 },
+	[SWR_CC_HAI_MBPS] = { 10, 1, 100000 },
+	[SWR_CC_MIN_MBPS] = { 1, 1, 100000 },
+	[SWR_CC_MAX_MBPS] = { 100000, 1, 1000000 },
+};
+
+void swr_cc_init(struct swr_dev *sdev)
+{
+	int i;
+
+	for (i = 0; i < SWR_CC_NPARAMS; i++)
+		sdev->cc[i] = swr_cc_range[i].def;
+}
+
+static u32 swr_cc(struct swr_dev *sdev, enum swr_cc_param i)
+{
+	return READ_ONCE(sdev->cc[i]);
+}
+
+/* sysfs ------------------------------------------------------------------- */
+
+static ssize_t swr_cc_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+	struct swr_cc_attr *a = container_of(attr, struct swr_cc_attr, da);
+
+	return sysfs_emit(buf, "%u\n", swr_cc(sdev, a->param));
+}
+
+static ssize_t swr_cc_store(struct device *device,
+			    struct device_attribute *attr, const char *buf,
+			    size_t count)
+{
+	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
+							 ibdev);
+	struct swr_cc_attr *a = container_of(attr, struct swr_cc_attr, da);
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val);
+	if (err)
+		return err;
+	if (val < swr_cc_range[a->param].min ||
+	    val > swr_cc_range[a->param].max)
+		return -ERANGE;
+	WRITE_ONCE(sdev->cc[a->param], val);
+	return count;
+}
+
+#define SWR_CC_ATTR(p, n)						\
+	[p] = {								\
+		.da = {							\
+			.attr = { .name = n, .mode = 0644 },		\
+			.show = swr_cc_show,				\
+			.store = swr_cc_store,				\
+		},							\
+		.param = p,						\
+	}
+
+struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS] = {
+	SWR_CC_ATTR(SWR_CC_ECN, "cc_ecn"),
+	SWR_CC_ATTR(SWR_CC_NP_ENABLE, "cc_np_enable"),
+	SWR_CC_ATTR(SWR_CC_CNP_INTERVAL_US, "cc_cnp_interval_us"),
+	SWR_CC_ATTR(SWR_CC_CNP_DSCP, "cc_cnp_dscp"),
+	SWR_CC_ATTR(SWR_CC_RP_ENABLE, "cc_rp_enable"),
+	SWR_CC_ATTR(SWR_CC_G_SHIFT, "cc_g_shift"),
+	SWR_CC_ATTR(SWR_CC_ALPHA_US, "cc_alpha_us"),
+	SWR_CC_ATTR(SWR_CC_REDUCE_US, "cc_reduce_us"),
+	SWR_CC_ATTR(SWR_CC_TIMER_US, "cc_timer_us"),
+	SWR_CC_ATTR(SWR_CC_BYTE_RESET, "cc_byte_reset"),
+	SWR_CC_ATTR(SWR_CC_FAST_RECOVERY, "cc_fast_recovery"),
+	SWR_CC_ATTR(SWR_CC_AI_MBPS, "cc_ai_mbps"),
+	SWR_CC_ATTR(SWR_CC_HAI_MBPS, "cc_hai_mbps"),
+	SWR_CC_ATTR(SWR_CC_MIN_MBPS, "cc_min_mbps"),
+	SWR_CC_ATTR(SWR_CC_MAX_MBPS, "cc_max_mbps"),
+};
+
+/* ECN --------------------------------------------------------------------- */
+
+u8 swr_cc_tclass(struct swr_dev *sdev, u8 tclass, u8 opcode)
+{
+	/* A traffic class that says ECN itself keeps it; CNPs are Not-ECT. */
+	if (opcode == SWR_OP_CNP || !swr_cc(sdev, SWR_CC_ECN) ||
+	    INET_ECN_is_capable(tclass))
+		return tclass;
+	return tclass | INET_ECN_ECT_0;
+}
+
+/* Notification point ----------------------------------------------------- */
+
+static bool swr_cc_ce(const struct swr_rx *rx)
+{
+	const struct sk_buff *skb = rx->skb;
+
+	if (rx->ipv4)
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
+/* A CNP to the QP at the other end of @qp's path (annex A17.9.3). */
+static void swr_cc_send_cnp(struct swr_qp *qp, const struct swr_wire_path *p)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_wire_dest d = p->d;
+	struct sk_buff *skb;
+	struct swr_bth *bth;
+
+	skb = swr_skb_alloc(sdev, swr_opinfo(SWR_OP_CNP)->hdr_len, 0, 0);
+	if (!skb)
+		return;
+	bth = (struct swr_bth *)skb->data;
+	swr_bth_init(bth, SWR_OP_CNP, false, 0, p->dqpn, 0, false);
+	bth->qpn |= htonl(SWR_BTH_BECN);
+	skb_put_zero(skb, SWR_ICRC_BYTES);
+	d.traffic_class = swr_cc(sdev, SWR_CC_CNP_DSCP) << 2;
+	if (!swr_xmit(sdev, skb, &d, swr_sport(qp->ibqp.qp_num, p->dqpn)))
+		swr_qp_count(qp, SWR_CNT_NP_CNP_SENT);
+}
+
+void swr_cc_np_rx(struct swr_qp *qp, const struct swr_rx *rx,
+		  const struct swr_wire_path *p)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+	u64 now, last, gap;
+
+	if (!swr_cc_ce(rx))
+		return;
+	swr_qp_count(qp, SWR_CNT_NP_ECN_MARKED);
+	if (!w || !swr_cc(sdev, SWR_CC_NP_ENABLE))
+		return;
+	now = ktime_get_ns();
+	gap = (u64)swr_cc(sdev, SWR_CC_CNP_INTERVAL_US) * NSEC_PER_USEC;
+	last = atomic64_read(&w->cnp_last);
+	if (last && now - last < gap)
+		return;
+	/* Another CPU that got there first sends this interval's CNP. */
+	if (atomic64_cmpxchg(&w->cnp_last, last, now) != last)
+		return;
+	swr_cc_send_cnp(qp, p);
+}
+
+/* Reaction point ---------------------------------------------------------- */
+
+void swr_cc_rp_cnp(struct swr_qp *qp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	/* Without a window this QP sent nothing the CNP could be about. */
+	if (!w || !swr_cc(swr_qp_dev(qp), SWR_CC_RP_ENABLE)) {
+		swr_qp_count(qp, SWR_CNT_RP_CNP_IGNORED);
+		return;
+	}
+	atomic_inc(&w->cnps);
+}
+
+/* Nanoseconds @bytes take at @kbps. */
+static u64 swr_cc_ns(u64 bytes, u64 kbps)
+{
+	return div64_u64(bytes * 8 * USEC_PER_SEC, kbps);
+}
+
+/* CNPs arrived: cut the rate (at most once per reduce period). */
+static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	u64 lo = (u64)swr_cc(sdev, SWR_CC_MIN_MBPS) * 1000;
+	u64 hi = (u64)swr_cc(sdev, SWR_CC_MAX_MBPS) * 1000;
+	u32 g = swr_cc(sdev, SWR_CC_G_SHIFT);
+
+	if (!rp->rc) {
+		/* The first: from the rate the QP sends at. */
+		rp->rc = clamp_t(u64, rp->meas ? rp->meas : hi, lo, hi);
+		rp->alpha = SWR_CC_ALPHA_ONE;
+		rp->cut_ts = 0;
+		rp->vt = now;
+	}
+	if (!rp->cut_ts || now - rp->cut_ts >=
+	    (u64)swr_cc(sdev, SWR_CC_REDUCE_US) * NSEC_PER_USEC) {
+		rp->cut_ts = now;
+		rp->rt = rp->rc;
+		rp->rc -= (rp->rc * rp->alpha) / (2 * SWR_CC_ALPHA_ONE);
+		rp->rc = max(rp->rc, lo);
+		rp->t_stage = 0;
+		rp->b_stage = 0;
+		rp->bytes = 0;
+		rp->timer_ts = now;
+	}
+	/* alpha <- (1 - g) alpha + g */
+	rp->alpha = rp->alpha - (rp->alpha >> g) + (SWR_CC_ALPHA_ONE >> g);
+	rp->alpha_ts = now;
+}
+
+/* A rate increase event (timer or byte counter). */
+static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
+{
+	u32 f = swr_cc(sdev, SWR_CC_FAST_RECOVERY);
+	u64 hi = (u64)swr_cc(sdev, SWR_CC_MAX_MBPS) * 1000;
+
+	if (min(rp->t_stage, rp->b_stage) > f)
+		rp->rt += (u64)swr_cc(sdev, SWR_CC_HAI_MBPS) * 1000;
+	else if (max(rp->t_stage, rp->b_stage) > f)
+		rp->rt += (u64)swr_cc(sdev, SWR_CC_AI_MBPS) * 1000;
+	rp->rt = min(rp->rt, hi);
+	rp->rc = (rp->rt + rp->rc) / 2;
+	/* Back at the top: not limited any more. */
+	if (rp->rc + 1000 >= hi)
+		rp->rc = 0;
+}
+
+/* alpha decays, and the timer raises the rate, as time passes. */
+static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
+{
+	u64 period = (u64)swr_cc(sdev, SWR_CC_ALPHA_US) * NSEC_PER_USEC;
+	u32 g = swr_cc(sdev, SWR_CC_G_SHIFT), i;
+
+	for (i = 0; now - rp->alpha_ts >= period; i++) {
+		if (i == SWR_CC_CATCHUP) {
+			rp->alpha = 0;
+			rp->alpha_ts = now;
+			break;
+		}
+		rp->alpha -= rp->alpha >> g;
+		rp->alpha_ts += period;
+	}
+
+	period = (u64)swr_cc(sdev, SWR_CC_TIMER_US) * NSEC_PER_USEC;
+	for (i = 0; rp->rc && now - rp->timer_ts >= period; i++) {
+		if (i == SWR_CC_CATCHUP) {
+			rp->timer_ts = now;
+			break;
+		}
+		rp->timer_ts += period;
+		rp->t_stage++;
+		swr_cc_increase(sdev, rp);
+	}
+}
+
+u64 swr_cc_wait(struct swr_qp *qp, u64 now)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_cc_rp *rp = &qp->wire->req.cc;
+	int n = atomic_xchg(&qp->wire->cnps, 0);
+	u64 burst;
+
+	if (!swr_cc(sdev, SWR_CC_RP_ENABLE)) {
+		if (n)
+			swr_qp_count_n(qp, SWR_CNT_RP_CNP_IGNORED, n);
+		rp->rc = 0;
+		return 0;
+	}
+	if (n) {
+		swr_qp_count_n(qp, SWR_CNT_RP_CNP_HANDLED, n);
+		swr_cc_cut(qp, rp, now);
+	}
+	if (!rp->rc)
+		return 0;
+	swr_cc_age(sdev, rp, now);
+	if (!rp->rc)
+		return 0;
+	burst = swr_cc_ns(SWR_CC_BURST, rp->rc);
+	if (rp->vt + burst < now)
+		rp->vt = now - burst;
+	return rp->vt > now ? rp->vt : 0;
+}
+
+void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
+{
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	struct swr_cc_rp *rp = &qp->wire->req.cc;
+	u32 reset;
+
+	if (!rp->win_ts || now - rp->win_ts > 4 * SWR_CC_MEAS_NS) {
+		/* Idle for long: what it sent before says nothing now. */
+		rp->win_ts = now;
+		rp->win_bytes = 0;
+	}
+	rp->win_bytes += bytes;
+	if (now - rp->win_ts >= SWR_CC_MEAS_NS) {
+		rp->meas = div64_u64(rp->win_bytes * 8 * USEC_PER_SEC,
+				     now - rp->win_ts);
+		rp->win_ts = now;
+		rp->win_bytes = 0;
+	}
+	if (!rp->rc)
+		return;
+	rp->vt += swr_cc_ns(bytes, rp->rc);
+	rp->bytes += bytes;
+	reset = swr_cc(sdev, SWR_CC_BYTE_RESET);
+	if (rp->bytes >= reset) {
+		rp->bytes = 0;
+		rp->b_stage++;
+		swr_cc_increase(sdev, rp);
+	}
+}
+
+u32 swr_cc_rate_mbps(struct swr_qp *qp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	return w ? (u32)(READ_ONCE(w->req.cc.rc) / 1000) : 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion control: ECN, CNPs and DCQCN (swr_cc.c; the algorithm and
+ * its parameters in Documentation/congestion.rst).
+ *
+ * Notification point (NP, the receiver): a CE-marked RC/UC packet makes
+ * it send a CNP to the QP at the other end, at most one per QP per
+ * cnp_interval_us. Reaction point (RP, the sender): a CNP cuts the QP's
+ * rate; timers and a byte counter raise it again (fast recovery,
+ * additive and hyper increase); the requester paces its packets to the
+ * rate. Who runs what:
+ *   - the receive softirq: swr_cc_np_rx() (NP) and swr_cc_rp_cnp(), which
+ *     only counts the CNP into the QP's wire state (an atomic);
+ *   - the poller, under the QP's sq_lock: swr_cc_wait() folds the CNPs
+ *     and timers into the rate and tells when the next packet may go;
+ *     swr_cc_sent() charges a packet sent.
+ */
+#ifndef SWR_CC_H
+#define SWR_CC_H
+
+#include <linux/device.h>
+#include <linux/types.h>
+
+struct swr_dev;
+struct swr_qp;
+struct swr_rx;
+struct swr_wire_path;
+
+/* Per device, sysfs swroce/cc_<name>; sdev->cc[], read with READ_ONCE. */
+enum swr_cc_param {
+	SWR_CC_ECN,		/* 1: packets leave ECT(0) (not CNPs) */
+	SWR_CC_NP_ENABLE,	/* 1: answer CE-marked packets with CNPs */
+	SWR_CC_CNP_INTERVAL_US,	/* NP: one CNP per QP per interval at most */
+	SWR_CC_CNP_DSCP,	/* the DSCP of CNPs */
+	SWR_CC_RP_ENABLE,	/* 1: cut the rate on CNPs (DCQCN) */
+	SWR_CC_G_SHIFT,		/* g = 2^-g_shift, alpha's gain */
+	SWR_CC_ALPHA_US,	/* alpha update period (no CNP: alpha decays) */
+	SWR_CC_REDUCE_US,	/* at most one cut per this period */
+	SWR_CC_TIMER_US,	/* rate increase timer */
+	SWR_CC_BYTE_RESET,	/* rate increase byte counter, bytes */
+	SWR_CC_FAST_RECOVERY,	/* F: increase events of fast recovery */
+	SWR_CC_AI_MBPS,		/* additive increase step, Mbit/s */
+	SWR_CC_HAI_MBPS,	/* hyper increase step, Mbit/s */
+	SWR_CC_MIN_MBPS,	/* the lowest rate */
+	SWR_CC_MAX_MBPS,	/* the rate above which a QP is not paced */
+	SWR_CC_NPARAMS,
+};
+
+/*
+ * The reaction point of one QP (in struct swr_wire_req: the poller's,
+ * under sq_lock; zeroed with it at reset). Rates in kbit/s; rc 0: the QP
+ * is not limited. Times are ktime ns.
+ */
+struct swr_cc_rp {
+	u64 rc;			/* current rate */
+	u64 rt;			/* target rate */
+	u32 alpha;		/* congestion estimate, 1 << 10 = 1.0 */
+	u32 t_stage;		/* increase events by the timer since a cut */
+	u32 b_stage;		/* ... by the byte counter */
+	u64 bytes;		/* sent since the last byte-counter event */
+	u64 alpha_ts;		/* last alpha update */
+	u64 timer_ts;		/* last timer event (or the cut) */
+	u64 cut_ts;		/* last rate cut */
+	u64 vt;			/* pacing: when the next packet may go */
+	/* The rate the QP sends at, measured, for the first cut. */
+	u64 win_ts;
+	u64 win_bytes;
+	u64 meas;
+};
+
+/* sysfs attributes (swr_main.c's group lists them). */
+struct swr_cc_attr {
+	struct device_attribute da;
+	enum swr_cc_param param;
+};
+
+extern struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS];
+
+#define SWR_CC_SYSFS_ATTRS						\
+	&swr_cc_attrs[SWR_CC_ECN].da.attr,				\
+	&swr_cc_attrs[SWR_CC_NP_ENABLE].da.attr,			\
+	&swr_cc_attrs[SWR_CC_CNP_INTERVAL_US].da.attr,			\
+	&swr_cc_attrs[SWR_CC_CNP_DSCP].da.attr,				\
+	&swr_cc_attrs[SWR_CC_RP_ENABLE].da.attr,			\
+	&swr_cc_attrs[SWR_CC_G_SHIFT].da.attr,				\
+	&swr_cc_attrs[SWR_CC_ALPHA_US].da.attr,				\
+	&swr_cc_attrs[SWR_CC_REDUCE_US].da.attr,			\
+	&swr_cc_attrs[SWR_CC_TIMER_US].da.attr,				\
+	&swr_cc_attrs[SWR_CC_BYTE_RESET].da.attr,			\
+	&swr_cc_attrs[SWR_CC_FAST_RECOVERY].da.attr,			\
+	&swr_cc_attrs[SWR_CC_AI_MBPS].da.attr,				\
+	&swr_cc_attrs[SWR_CC_HAI_MBPS].da.attr,				\
+	&swr_cc_attrs[SWR_CC_MIN_MBPS].da.attr,				\
+	&swr_cc_attrs[SWR_CC_MAX_MBPS].da.attr
+
+/* The defaults, at device creation. */
+void swr_cc_init(struct swr_dev *sdev);
+/* The IP traffic class of a packet with BTH opcode @opcode: ECT(0) added. */
+u8 swr_cc_tclass(struct swr_dev *sdev, u8 tclass, u8 opcode);
+/* Softirq, a valid RC/UC packet at @qp from its peer: the NP's part. */
+void swr_cc_np_rx(struct swr_qp *qp, const struct swr_rx *rx,
+		  const struct swr_wire_path *p);
+/* Softirq: a CNP for @qp from its peer. */
+void swr_cc_rp_cnp(struct swr_qp *qp);
+/* Poller (sq_lock): 0 when a packet may go at @now, else when it may. */
+u64 swr_cc_wait(struct swr_qp *qp, u64 now);
+/* Poller (sq_lock): a packet of @bytes went at @now. */
+void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now);
+/* The QP's current rate in Mbit/s, 0: not limited (restrack). */
+u32 swr_cc_rate_mbps(struct swr_qp *qp);
+
+#endif /* SWR_CC_H */
