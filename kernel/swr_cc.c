@@ -76,7 +76,7 @@ static ssize_t swr_cc_show(struct device *device,
 							 ibdev);
 	struct swr_cc_attr *a = container_of(attr, struct swr_cc_attr, da);
 
-	return sysfs_emit(buf, "%u\n", swr_cc(sdev, a->param));
+	return sysfs_emit(buf, "%u\n", swr_cc(sdev, a - swr_cc_attrs));
 }
 
 static ssize_t swr_cc_store(struct device *device,
@@ -86,16 +86,16 @@ static ssize_t swr_cc_store(struct device *device,
 	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
 							 ibdev);
 	struct swr_cc_attr *a = container_of(attr, struct swr_cc_attr, da);
+	enum swr_cc_param i = a - swr_cc_attrs;
 	u32 val;
 	int err;
 
 	err = kstrtou32(buf, 0, &val);
 	if (err)
 		return err;
-	if (val < swr_cc_range[a->param].min ||
-	    val > swr_cc_range[a->param].max)
+	if (val < swr_cc_range[i].min || val > swr_cc_range[i].max)
 		return -ERANGE;
-	WRITE_ONCE(sdev->cc[a->param], val);
+	WRITE_ONCE(sdev->cc[i], val);
 	return count;
 }
 
@@ -106,7 +106,6 @@ static ssize_t swr_cc_store(struct device *device,
 			.show = swr_cc_show,				\
 			.store = swr_cc_store,				\
 		},							\
-		.param = p,						\
 	}
 
 struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS] = {

@@ -68,30 +68,12 @@ struct swr_cc_rp {
 	u64 meas;
 };
 
-/* sysfs attributes (swr_main.c's group lists them). */
+/* sysfs attributes (swr_main.c's group lists each). */
 struct swr_cc_attr {
-	struct device_attribute da;
-	enum swr_cc_param param;
+	struct device_attribute da;	/* swr_cc_attrs[] index: the param */
 };
 
 extern struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS];
-
-#define SWR_CC_SYSFS_ATTRS						\
-	&swr_cc_attrs[SWR_CC_ECN].da.attr,				\
-	&swr_cc_attrs[SWR_CC_NP_ENABLE].da.attr,			\
-	&swr_cc_attrs[SWR_CC_CNP_INTERVAL_US].da.attr,			\
-	&swr_cc_attrs[SWR_CC_CNP_DSCP].da.attr,				\
-	&swr_cc_attrs[SWR_CC_RP_ENABLE].da.attr,			\
-	&swr_cc_attrs[SWR_CC_G_SHIFT].da.attr,				\
-	&swr_cc_attrs[SWR_CC_ALPHA_US].da.attr,				\
-	&swr_cc_attrs[SWR_CC_REDUCE_US].da.attr,			\
-	&swr_cc_attrs[SWR_CC_TIMER_US].da.attr,				\
-	&swr_cc_attrs[SWR_CC_BYTE_RESET].da.attr,			\
-	&swr_cc_attrs[SWR_CC_FAST_RECOVERY].da.attr,			\
-	&swr_cc_attrs[SWR_CC_AI_MBPS].da.attr,				\
-	&swr_cc_attrs[SWR_CC_HAI_MBPS].da.attr,				\
-	&swr_cc_attrs[SWR_CC_MIN_MBPS].da.attr,				\
-	&swr_cc_attrs[SWR_CC_MAX_MBPS].da.attr
 
 /* The defaults, at device creation. */
 void swr_cc_init(struct swr_dev *sdev);
