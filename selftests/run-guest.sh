@@ -16,7 +16,7 @@
 # provider-builddir, link, device, udata, mr, dm, import, parent, cq, ah,
 # srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
 # counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc,
-# cc (only when named), suite, bench-smoke, uverbs-fuzz,
+# cc-basic, cc (only when named), suite, bench-smoke, uverbs-fuzz,
 # lifecycle, unload.
 
 set -u
@@ -213,6 +213,8 @@ step loss selftests/swroce_loss.sh
 # Two RC WRITE flows through tbf with a red/ecn child (issue 11 item 12).
 # The guest crashes it used to see were the emulator's (step vm-cpu).
 step qdisc selftests/swroce_qdisc.sh
+# Congestion control piece by piece: parameters, ECT, CNPs, the switches.
+step cc-basic selftests/swroce_cc_basic.sh
 # Congestion control (issue 14): 2 and 4 RC WRITE flows through a tbf
 # bottleneck with a red/ecn child, CC on and off (fairness, utilisation,
 # drops, CNPs; CSV and plots in build/results/<kver>/cc/). Only when named
