@@ -25,7 +25,8 @@ packages=(
 	python3-pyverbs infiniband-diags
 	# the clients step: UCX, Open MPI, libfabric as Debian ships them
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin
-	# make bench: the TCP reference and the plots
+	# make bench: the TCP reference and the plots (gnuplot-nox: also the
+	# cc step's, tools/cc/plot.sh)
 	iperf3 gnuplot-nox
 	# make check-loaded (CHECK_HOGS): CPU hogs on the host
 	stress-ng

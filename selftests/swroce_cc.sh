@@ -1,0 +1,511 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Congestion control (issue 14): RC WRITE flows share an ECN-marking
+# bottleneck, with the devices' congestion control on and off. Topology,
+# built here and removed at the end:
+#
+#   netns cca: ccva 10.93.1.1/24, device cca0 (swroce): the writers
+#     | data veth; egress of ccva: tbf rate $CC_RATE (the bottleneck),
+#     | its child red ... ecn (marks ECT packets CE, drops the others)
+#   netns ccb: ccvb 10.93.1.2/24, device ccb0 (swroce): the targets
+#   and a second veth, ccca 10.93.2.1 -- cccb 10.93.2.2, no qdisc: the
+#   flows' TCP connections (perftest's setup and teardown).
+#
+# The data veth carries RoCE and nothing else, as a RoCE fabric's lossless
+# class does: no IPv6 (neighbour discovery and MLD are Not-ECT: red would
+# drop them), permanent ARP entries. red drops every Not-ECT packet once
+# its average queue is above max: a TCP SYN sent there waited seconds,
+# perftest's closing exchange minutes (TCP's backoff), hence the second
+# veth. Receive steering (RPS) puts the data veth's received packets on
+# one CPU: veth delivers a packet on the CPU that sends it, tbf's
+# dequeues run on either CPU of the guest, and two CPUs' backlogs
+# reordered packets that a wire keeps in order (3,400 out_of_sequence in
+# 5 s with no drop at all, 0 with RPS).
+#
+# A flow is one `ib_write_bw --run_infinitely` client (cca) and its server
+# (ccb), a process each, one QP, 64 KiB writes, a TCP port of its own;
+# flows start 2 s apart (their clients do; each writes from a second or
+# more later, as the TAP comments show). A case runs 2 or 4 flows: from
+# the last flow's first acknowledged writes 2 s to settle, then a 5 s
+# window at whose start and end the qdisc is sampled; a second later
+# every flow is stopped (SIGTERM). Cases: CC on with 2 and 4 flows, CC off with 2.
+# CC on/off: the sysfs files swroce/cc_ecn, cc_np_enable, cc_rp_enable of
+# both devices, 1 or 0. A module without them has no congestion control:
+# then the CC-on checks fail (saying why) and the CC-off case still runs.
+#
+# Rates: perftest's come from its cycle counter, which TCG calibrates
+# badly, and its reports (every second) lose the writes completed while
+# it calibrates. So a flow's rate is what its QP has had acknowledged:
+# cca0's QPs' una_psn (`rdma -dd res show qp`, the first PSN not yet
+# acknowledged) read every 0.5 s, times the path MTU, over the time
+# between two reads. perftest's own reports only show that a flow lives.
+# ib_write_bw cannot sleep on completion events (-e: "not available on
+# WRITE verb", nor with -D or --run_infinitely): the clients poll, at nice
+# 19 once started, so that on the guest's two CPUs the devices' pollers
+# and softirqs come first (at nice 0, 4 flows filled 84% of the
+# bottleneck, at nice 19 97%).
+#
+# Per case, in build/results/<kver>/cc/: <case>.csv (time_s, flow,
+# mbit_s: a flow's rate between the previous read and time_s, counted
+# from the case's start), <case>.png (tools/cc/plot.sh, when gnuplot is
+# installed), log/ (the programs' output, the samples, the counters). As TAP comments:
+# per-flow means over the window, Jain's fairness index J = (sum x)^2 /
+# (n sum x^2), the link utilisation (bytes tbf sent in the window /
+# (rate * window)), and from case start to case end the qdisc's drops (tbf,
+# red) and red's marks, and the counters retransmits, tx_pkts, ack_timeouts,
+# rp_cnp_handled, rp_cnp_ignored (cca0), np_ecn_marked_roce_packets,
+# np_cnp_sent (ccb0).
+# Passes: CC on: J >= 0.9, utilisation >= 85%, no qdisc drop and
+# retransmits <= 0.1% of tx_pkts, CNPs sent and handled. CC off: the
+# bottleneck shows what CC prevents (drops or retransmits). Every case:
+# every pair ran until stopped (exit 143, SIGTERM), the client reporting.
+#
+# Environment: CC_RATE the bottleneck rate as tc writes it (default
+# 100mbit; swroce fills ~300-500 Mbit/s across a veth in the TCG guest).
+# Runs as root inside the test guest (selftests/run-guest.sh), with the
+# provider installed. TAP on stdout.
+
+set -u
+# shellcheck source=selftests/tap.sh
+. "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
+# shellcheck source=tools/vm/splat.sh
+. "$(dirname "$0")/../tools/vm/splat.sh"
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/results/$(uname -r)/cc
+log=$out/log
+RATE=${CC_RATE:-100mbit}
+SIZE=65536	# bytes per RDMA WRITE
+GAP=2		# seconds between flow starts
+SETTLE=2	# seconds from the last flow's start to the window
+WIN=5		# the measurement window, seconds
+PORT0=18515	# flow k's TCP port: PORT0 + k
+NSA=cca NSB=ccb IFA=ccva IFB=ccvb DEVA=cca0 DEVB=ccb0
+IPA=10.93.1.1 IPB=10.93.1.2	# the data veth
+CTLB=10.93.2.2			# the TCP veth, ccb's end
+sys=/sys/class/infiniband
+CC_FILES="cc_ecn cc_np_enable cc_rp_enable"
+
+spid=() cpid=() sampler=	# the running flows' servers, clients; sampler
+
+cleanup() {
+	local p
+	for p in "${cpid[@]}" "${spid[@]}" $sampler; do
+		kill "$p" 2>/dev/null
+	done
+	ip netns pids $NSA 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns pids $NSB 2>/dev/null | xargs -r kill 2>/dev/null
+	rdma link del $DEVA 2>/dev/null
+	rdma link del $DEVB 2>/dev/null
+	ip netns del $NSA 2>/dev/null
+	ip netns del $NSB 2>/dev/null
+}
+trap cleanup EXIT
+cleanup
+
+command -v ib_write_bw >/dev/null || tap_bail "ib_write_bw missing (make deps: perftest)"
+# This script and what it runs at nice -5, ahead of the busy-polling
+# clients: the samples and snapshots on time, a new flow seen at once.
+# perftest runs at nice 0 (nice -n 5), a client at 19 once it writes.
+renice -n -5 -p $$ >/dev/null || tap_bail "renice -n -5 $$"
+# bits per second of a tc rate: [0-9.]+ then bit, kbit, mbit, gbit
+# (tc's units are powers of 1000) or bps, kbps, ... (bytes)
+rate_bps=$(echo "$RATE" | awk '
+	match(tolower($0), /^[0-9.]+/) {
+		v = substr($0, 1, RLENGTH); u = tolower(substr($0, RLENGTH + 1))
+		m["bit"] = 1; m["kbit"] = 1e3; m["mbit"] = 1e6; m["gbit"] = 1e9
+		m["bps"] = 8; m["kbps"] = 8e3; m["mbps"] = 8e6; m["gbps"] = 8e9
+		if (u in m && v > 0) printf "%.0f\n", v * m[u]
+	}')
+[ -n "$rate_bps" ] || tap_bail "CC_RATE=$RATE: want e.g. 100mbit"
+rm -rf "$out"
+mkdir -p "$log" || tap_bail "mkdir $log"
+
+# mac NS IF: the link address of IF in NS
+mac() {
+	ip -n "$1" -br link show dev "$2" | awk '{ print $3 }'
+}
+
+ip netns add $NSA && ip netns add $NSB &&
+	pair $NSA $NSB $IFA $IFB 93.1 93 &&
+	pair $NSA $NSB ccca cccb 93.2 94 &&
+	ip netns exec $NSA sysctl -qw net.ipv6.conf.$IFA.disable_ipv6=1 &&
+	ip netns exec $NSB sysctl -qw net.ipv6.conf.$IFB.disable_ipv6=1 &&
+	ip -n $NSA neigh replace $IPB lladdr "$(mac $NSB $IFB)" dev $IFA nud permanent &&
+	ip -n $NSB neigh replace $IPA lladdr "$(mac $NSA $IFA)" dev $IFB nud permanent &&
+	ip netns exec $NSA sh -c "echo 1 >/sys/class/net/$IFA/queues/rx-0/rps_cpus" &&
+	ip netns exec $NSB sh -c "echo 1 >/sys/class/net/$IFB/queues/rx-0/rps_cpus" &&
+	ip netns exec $NSA rdma link add $DEVA type swroce netdev $IFA &&
+	ip netns exec $NSB rdma link add $DEVB type swroce netdev $IFB &&
+	wait_gid $DEVA "$(v4gid $IPA)" && wait_gid $DEVB "$(v4gid $IPB)"
+rc=$?
+tap_ok $rc "$DEVA in $NSA, $DEVB in $NSB, a data veth and a TCP veth between them"
+[ $rc = 0 ] || tap_bail "topology"
+ga=$(gid_index $DEVA "$(v4gid $IPA)")
+gb=$(gid_index $DEVB "$(v4gid $IPB)")
+
+# The bottleneck, sized from the rate (B bytes/s; 12.5 MB/s at 100mbit).
+# The flows' packets are ~1100 bytes on the wire (1024 bytes of payload,
+# the path MTU on a 1500-byte veth, + headers): avpkt 1100.
+#  tbf burst: 10 ms of B (125 KB), at least 16 KB: the guest's timers
+#    fire milliseconds late, and tokens beyond the burst are lost, so a
+#    tight burst would keep the link below its rate.
+#  red min 2 ms of B (25 KB, ~23 packets; at least 10 packets): a queue
+#    short enough for a quick control loop, long enough to keep the link
+#    busy meanwhile; max 3 * min (75 KB, 6 ms); probability 0.1: 10% of
+#    packets marked at max, linearly less down to min, every one above max
+#    (red with ecn marks there too; only Not-ECT packets are dropped).
+#  red burst (2 min + max) / (3 avpkt) + 1, red's own rule for the
+#    average's time constant (~46 packets).
+#  red limit 80 ms of B (1 MB), at least 8 * max: the tail drop, which ECT
+#    packets meet only when marking does not hold the queue (a flow
+#    starting at line rate, ~3-5 B, adds 0.3 MB in 10 ms); Not-ECT packets
+#    are dropped long before, from min on.
+read -r burst rmin rmax rburst rlimit < <(awk -v b="$rate_bps" 'BEGIN {
+	B = b / 8; a = 1100
+	burst = B * 0.01; if (burst < 16384) burst = 16384
+	min = B * 0.002; if (min < 10 * a) min = 10 * a
+	max = 3 * min
+	limit = B * 0.08; if (limit < 8 * max) limit = 8 * max
+	printf "%d %d %d %d %d\n", burst, min, max, (2 * min + max) / (3 * a) + 1, limit }')
+tc -n $NSA qdisc add dev $IFA root handle 1: \
+	tbf rate "$RATE" burst "$burst" latency 100ms &&
+	tc -n $NSA qdisc add dev $IFA parent 1:1 handle 10: \
+		red limit "$rlimit" min "$rmin" max "$rmax" avpkt 1100 \
+		burst "$rburst" probability 0.1 bandwidth "$RATE" ecn
+rc=$?
+tap_ok $rc "tbf $RATE burst $burst with red min $rmin max $rmax limit $rlimit ecn on $IFA"
+[ $rc = 0 ] || tap_bail "qdisc"
+
+# snap FILE: "name value" lines: the time, the qdisc's counters (tbf_sent,
+# tbf_dropped, red_sent, red_dropped, red_marked, red_early, ...), the
+# devices' (a counter the module does not have: NA)
+snap() {
+	local c v
+	{
+		echo "time $EPOCHREALTIME"
+		tc -n $NSA -s qdisc show dev $IFA | awk '
+			/^qdisc/ { q = $2 }	# tbf, red
+			/^ *Sent/ { print q "_sent", $2
+				for (i = 1; i < NF; i++)
+					if ($i == "(dropped") print q "_dropped", $(i + 1) + 0 }
+			/^ *marked/ { for (i = 1; i < NF; i += 2) print q "_" $i, $(i + 1) }'
+		for c in $DEVA:retransmits $DEVA:tx_pkts $DEVA:ack_timeouts \
+			 $DEVB:np_ecn_marked_roce_packets $DEVB:np_cnp_sent \
+			 $DEVA:rp_cnp_handled $DEVA:rp_cnp_ignored; do
+			read -r v 2>/dev/null <"$sys/${c%%:*}/ports/1/hw_counters/${c#*:}" ||
+				v=NA
+			echo "${c#*:} $v"
+		done
+	} >"$1"
+}
+
+# delta A B: "name B-A" for each counter in both snapshots (NA stays NA)
+delta() {
+	awk 'NR == FNR { a[$1] = $2; next }
+	     { print $1, (a[$1] == "NA" || $2 == "NA") ? "NA" : $2 - a[$1] }' "$1" "$2"
+}
+
+# get NAME FILE: a counter of a snap/delta file
+get() {
+	awk -v n="$1" '$1 == n { v = $2 } END { print (v == "" ? "NA" : v) }' "$2"
+}
+
+# set_cc 0|1: congestion control off or on, on both devices; fails
+# (saying why on stdout) when a file is missing or refuses the value
+set_cc() {
+	local d f p v why=""
+	for d in $DEVA $DEVB; do
+		for f in $CC_FILES; do
+			p=$sys/$d/swroce/$f
+			if [ ! -e "$p" ]; then
+				why+=" $p missing;"
+			elif ! echo "$1" >"$p" 2>/dev/null; then
+				why+=" writing $1 to $p failed;"
+			elif read -r v <"$p" && [ "$v" != "$1" ]; then
+				why+=" $p reads $v after writing $1;"
+			fi
+		done
+	done
+	[ -z "$why" ] || { echo "${why%;}"; return 1; }
+}
+
+# us: $EPOCHREALTIME in microseconds
+us() {
+	echo "${EPOCHREALTIME//[.,]/}"
+}
+
+# sleep_until US: until the time in microseconds
+sleep_until() {
+	local d=$(($1 - $(us)))
+	[ $d -le 0 ] || sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"
+}
+
+# sample: every 0.5 s, "time pid una_psn cc_rate_mbps" for each of cca0's
+# QPs (rdma res -dd, swr_res.c: the first PSN not yet acknowledged, and
+# DCQCN's rate); the time is the middle of the read
+sample() {
+	local t1 t2 s next
+	next=$(us)
+	while :; do
+		next=$((next + 500000))
+		t1=$EPOCHREALTIME
+		s=$(rdma -dd res show qp link $DEVA/1 2>/dev/null)
+		t2=$EPOCHREALTIME
+		awk -v t1="$t1" -v t2="$t2" '{
+			p = u = ""; r = "-"
+			for (i = 1; i < NF; i++) {
+				if ($i == "pid") p = $(i + 1)
+				if ($i == "drv_una_psn") u = $(i + 1)
+				if ($i == "drv_cc_rate_mbps") r = $(i + 1)
+			}
+			if (p != "" && u != "") printf "%.6f %s %s %s\n", (t1 + t2) / 2, p, u, r
+		}' <<<"$s"
+		sleep_until $next
+	done
+}
+
+# started FILE PID...: the flows (k for the k-th PID) whose QP has had
+# packets acknowledged between two samples
+started() {
+	local f=$1
+	shift
+	awk -v pids="$*" '
+		BEGIN { n = split(pids, p, " "); for (k = 1; k <= n; k++) f[p[k]] = k }
+		($2 in f) { k = f[$2]; if (!(k in u)) u[k] = $3; else if ($3 != u[k]) s[k] = 1 }
+		END { for (k in s) print k }' "$f"
+}
+
+# reports FILE: the number of result lines in a client's log
+reports() {
+	awk -v s=$SIZE '$1 == s && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' "$1"
+}
+
+# run_case NAME N: N flows; sets the globals the checks read: J, util (%),
+# pairs_ok (1: every pair ran until stopped), why (what went wrong); the
+# counters from case start to end in $log/NAME.delta
+run_case() {
+	local name=$1 n=$2 k t0 t0us launched deadline tstart ws we s c r map mtu tids
+	local perf=(-s "$SIZE" -Q 1 --run_infinitely -D 1 -F)
+	J=NA util=NA pairs_ok=1 why=""
+	echo "# case $name: $n flows"
+	spid=() cpid=()
+	for k in $(seq 1 "$n"); do
+		nice -n 5 ip netns exec $NSB stdbuf -oL ib_write_bw -d $DEVB -x "$gb" \
+			-p $((PORT0 + k)) "${perf[@]}" >"$log/$name-srv$k.log" 2>&1 &
+		spid[k]=$!
+	done
+	for k in $(seq 1 "$n"); do
+		wait_for 30 listening $NSB $((PORT0 + k)) && continue
+		why+=" server $k never listened;"
+	done
+	snap "$log/$name.start"
+	sample >"$log/$name.samples" &
+	sampler=$!
+	# Flow k starts (k - 1) * GAP s after the first. A client starts at
+	# nice 0 (at 19 its start took seconds next to the running flows) and
+	# is reniced to 19 once its first writes are acknowledged.
+	t0=$EPOCHREALTIME
+	t0us=$(us)
+	launched=0 deadline=""
+	tstart=()
+	while [ -z "$why" ]; do
+		if [ $launched -lt "$n" ] &&
+		   [ "$(us)" -ge $((t0us + launched * GAP * 1000000)) ]; then
+			k=$((launched + 1))
+			nice -n 5 ip netns exec $NSA stdbuf -oL ib_write_bw -d $DEVA -x "$ga" \
+				-p $((PORT0 + k)) "${perf[@]}" $CTLB \
+				>"$log/$name-cli$k.log" 2>&1 &
+			cpid[k]=$!
+			launched=$k
+			[ "$k" != "$n" ] || deadline=$(($(us) + 30000000))
+		fi
+		for k in $(started "$log/$name.samples" "${cpid[@]}"); do
+			[ -z "${tstart[k]:-}" ] || continue
+			tstart[k]=$EPOCHREALTIME
+			echo "# $name flow $k writes from $(awk -v a="$t0" -v b="${tstart[k]}" 'BEGIN { printf "%.1f", b - a }') s"
+			# every thread (the poster and perftest's reporter)
+			mapfile -t tids < <(ls /proc/"${cpid[k]}"/task)
+			renice -n 19 -p "${tids[@]}" >/dev/null
+		done
+		[ "${#tstart[@]}" != "$n" ] || break
+		if [ -n "$deadline" ] && [ "$(us)" -gt "$deadline" ]; then
+			for k in $(seq 1 "$n"); do
+				[ -n "${tstart[k]:-}" ] ||
+					why+=" flow $k acknowledged no write in 30 s;"
+			done
+		fi
+		sleep 0.2
+	done
+	sleep $SETTLE
+	snap "$log/$name.ws"
+	ws=$(get time "$log/$name.ws")
+	sleep_until $((${ws//[.,]/} + WIN * 1000000))
+	snap "$log/$name.we"
+	we=$(get time "$log/$name.we")
+	sleep 1		# samples after the window's end
+	# Stop each pair, the server first: its client notices the server's
+	# end only after its retries (seconds), long after its own SIGTERM,
+	# whereas a server notices its client's end at once and exits on its
+	# own with an error.
+	for k in "${!spid[@]}"; do
+		kill -TERM "${spid[k]}" ${cpid[k]:+"${cpid[k]}"} 2>/dev/null
+	done
+	for k in $(seq 1 "$n"); do
+		wait "${spid[k]}"
+		s=$?
+		c=none r=0
+		if [ -n "${cpid[k]:-}" ]; then
+			wait "${cpid[k]}"
+			c=$?
+			r=$(reports "$log/$name-cli$k.log")
+		fi
+		# 143: stopped by the SIGTERM. A report at least: at nice 19
+		# perftest's reporter, which calibrates its clock (busy, 0.2 s)
+		# before each report, printed one in 8 s next to 3 other flows.
+		[ $s = 143 ] && [ $c = 143 ] && [ "$r" -ge 1 ] &&
+			[ -n "${tstart[k]:-}" ] && continue
+		why+=" flow $k: server exit $s, client exit $c, $r reports${tstart[k]:+, writing};"
+		sed 's/^/# srv: /' "$log/$name-srv$k.log" | tail -n 12
+		[ ! -e "$log/$name-cli$k.log" ] ||
+			sed 's/^/# cli: /' "$log/$name-cli$k.log" | tail -n 12
+	done
+	kill "$sampler" 2>/dev/null
+	wait "$sampler" 2>/dev/null
+	snap "$log/$name.end"
+	delta "$log/$name.start" "$log/$name.end" >"$log/$name.delta"
+	map=""
+	for k in "${!cpid[@]}"; do
+		map+="${cpid[k]}=$k "
+	done
+	spid=() cpid=() sampler=
+	[ -z "$why" ] || { pairs_ok=0; echo "#$why"; }
+
+	# Per flow: the bytes acknowledged since its first sample, from
+	# una_psn (24 bits, wrapping) times the path MTU (packets of a 64 KiB
+	# WRITE are full). The CSV: the rate between two samples. The
+	# window's mean: the bytes interpolated to the window's start and end.
+	mtu=$(awk '$1 == "Mtu" { print $3 + 0; exit }' "$log/$name-cli1.log" 2>/dev/null)
+	awk -v map="$map" -v mtu="${mtu:-1024}" '
+		BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); f[kv[1]] = kv[2] } }
+		($2 in f) {
+			k = f[$2]
+			if (k in pu) { d = $3 - pu[k]; if (d < 0) d += 16777216; b[k] += d * mtu }
+			pu[k] = $3
+			print $1, k, b[k] + 0, $4
+		}' "$log/$name.samples" >"$log/$name.flows"
+	awk -v t0="$t0" '
+		(k = $2) in pt && $1 > pt[k] {
+			printf "%.3f,%d,%.2f\n", $1 - t0, k, ($3 - pb[k]) * 8 / ($1 - pt[k]) / 1e6 }
+		{ pt[$2] = $1; pb[$2] = $3 }' "$log/$name.flows" |
+		sort -t, -k2,2n -k1,1g | { echo "time_s,flow,mbit_s"; cat; } >"$out/$name.csv"
+	awk -v ws="$ws" -v we="$we" -v n="$n" '
+		# the bytes of flow k at time T, between the samples around it
+		function at(k, T,   i) {
+			for (i = 2; i <= cnt[k]; i++)
+				if (ts[k, i] >= T)
+					return ts[k, i - 1] > T ? "" : bs[k, i - 1] + (bs[k, i] - bs[k, i - 1]) * (T - ts[k, i - 1]) / (ts[k, i] - ts[k, i - 1])
+			return ""
+		}
+		{ k = $2; cnt[k]++; ts[k, cnt[k]] = $1; bs[k, cnt[k]] = $3 }
+		END {
+			for (k = 1; k <= n; k++) {
+				a = at(k, ws); b = at(k, we)
+				printf "%d %s\n", k, (a == "" || b == "") ? "NA" : sprintf("%.2f", (b - a) * 8 / (we - ws) / 1e6)
+			}
+		}' "$log/$name.flows" >"$log/$name.means"
+	J=$(awk '$2 == "NA" { na = 1 } { s += $2; q += $2 * $2; n++ }
+		END { if (!na && q > 0) printf "%.3f\n", s * s / (n * q); else print "NA" }' "$log/$name.means")
+	util=$(awk -v r="$rate_bps" 'NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
+		END { printf "%.1f\n", (b["tbf_sent"] - a["tbf_sent"]) * 8 * 100 / (r * (b["time"] - a["time"])) }' \
+		"$log/$name.ws" "$log/$name.we")
+
+	awk -v c="$name" -v a="$ws" -v b="$we" -v t="$t0" \
+		'{ printf "# %s flow %d: %s Mbit/s (window %.1f-%.1f s)\n", c, $1, $2, a - t, b - t }' \
+		"$log/$name.means"
+	echo "# $name: J $J, utilisation $util% of $RATE, flows' sum $(awk '{ s += $2 } END { printf "%.2f", s }' "$log/$name.means") Mbit/s, window $(awk -v a="$ws" -v b="$we" 'BEGIN { printf "%.2f", b - a }') s"
+	awk -v c="$name" '{ a[$1] = $2 } END {
+		printf "# %s, case start to end: tbf dropped %s, red dropped %s, red marked %s (early %s, pdrop %s)\n", c,
+			a["tbf_dropped"], a["red_dropped"], a["red_marked"], a["red_early"], a["red_pdrop"]
+		printf "# %s: cca0 retransmits %s tx_pkts %s ack_timeouts %s rp_cnp_handled %s rp_cnp_ignored %s; ccb0 np_ecn_marked_roce_packets %s np_cnp_sent %s\n", c,
+			a["retransmits"], a["tx_pkts"], a["ack_timeouts"], a["rp_cnp_handled"], a["rp_cnp_ignored"],
+			a["np_ecn_marked_roce_packets"], a["np_cnp_sent"] }' "$log/$name.delta"
+	if command -v gnuplot >/dev/null; then
+		"$top/tools/cc/plot.sh" -t "$name: $n RC WRITE flows, bottleneck $RATE" \
+			-r "$(awk -v r="$rate_bps" 'BEGIN { print r / 1e6 }')" \
+			-w "$(awk -v a="$ws" -v b="$we" -v t="$t0" 'BEGIN { printf "%.2f:%.2f", a - t, b - t }')" \
+			"$out/$name.csv" "$out/$name.png" >"$log/$name-plot.log" 2>&1 ||
+			{ echo "# $name: plot failed:"; sed 's/^/#   /' "$log/$name-plot.log"; }
+	else
+		echo "# $name: no plot (gnuplot not installed)"
+	fi
+}
+
+# pairs_check NAME: the TAP line for the pairs of a case
+pairs_check() {
+	tap_ok $((1 - pairs_ok)) "$1: every client/server pair ran until stopped, the client reporting"
+}
+
+# cc_on_checks NAME: the CC-on TAP lines of a case that ran
+cc_on_checks() {
+	local c=$1 d=$log/$2.delta r tx td rd cnp h
+	awk -v j="$J" 'BEGIN { exit !(j != "NA" && j >= 0.9) }'
+	tap_ok $? "$c: Jain's fairness index $J >= 0.9 over the ~$WIN s window"
+	awk -v u="$util" 'BEGIN { exit !(u != "NA" && u >= 85) }'
+	tap_ok $? "$c: link utilisation $util% >= 85%"
+	r=$(get retransmits "$d") tx=$(get tx_pkts "$d")
+	td=$(get tbf_dropped "$d") rd=$(get red_dropped "$d")
+	awk -v r="$r" -v tx="$tx" -v td="$td" -v rd="$rd" \
+		'BEGIN { exit !(td == 0 && rd == 0 && r != "NA" && tx > 0 && r <= tx / 1000) }'
+	tap_ok $? "$c: no qdisc drop (tbf $td, red $rd), retransmits $r <= 0.1% of tx_pkts $tx"
+	cnp=$(get np_cnp_sent "$d") h=$(get rp_cnp_handled "$d")
+	awk -v a="$cnp" -v b="$h" 'BEGIN { exit !(a != "NA" && b != "NA" && a > 0 && b > 0) }'
+	tap_ok $? "$c: CNPs sent by $DEVB ($cnp) and handled by $DEVA ($h)"
+	pairs_check "$c"
+}
+
+dmesg_from=$(dmesg | wc -l)
+
+# --- CC on ------------------------------------------------------------------
+for n in 2 4; do
+	c="CC on, $n flows"
+	if why=$(set_cc 1); then
+		run_case "cc-on-$n" "$n"
+		cc_on_checks "$c" "cc-on-$n"
+	else
+		# not run: the checks fail, saying why
+		echo "# $c: congestion control cannot be switched on:$why"
+		for t in "Jain's fairness index >= 0.9 over the ~$WIN s window" \
+			 "link utilisation >= 85%" \
+			 "no qdisc drop, retransmits <= 0.1% of tx_pkts" \
+			 "CNPs sent by $DEVB and handled by $DEVA" \
+			 "every client/server pair ran until stopped, the client reporting"; do
+			tap_ok 1 "$c: $t (not run: no congestion control in this swroce.ko)"
+		done
+	fi
+done
+
+# --- CC off -----------------------------------------------------------------
+# Without the sysfs files the module has no congestion control: off.
+c="CC off, 2 flows"
+why=$(set_cc 0) || echo "# $c: congestion control off by absence:$why"
+run_case cc-off-2 2
+d=$log/cc-off-2.delta
+td=$(get tbf_dropped "$d") rd=$(get red_dropped "$d") r=$(get retransmits "$d")
+awk -v td="$td" -v rd="$rd" -v r="$r" \
+	'BEGIN { exit !(td > 0 || rd > 0 || (r != "NA" && r > 0)) }'
+tap_ok $? "$c: the bottleneck drops (tbf $td, red $rd) or the senders retransmit ($r)"
+pairs_check "$c"
+
+dmesg | tail -n "+$((dmesg_from + 1))" >"$log/dmesg.log"
+if grep -qE "$SPLAT_RE" "$log/dmesg.log"; then
+	sed 's/^/# /' "$log/dmesg.log" | head -n 80
+	tap_ok 1 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
+else
+	tap_ok 0 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
+fi
+
+tap_done
