@@ -110,7 +110,7 @@ enum swr_counter {
 	SWR_CNT_RX_DROPPED,
 	SWR_CNT_TX_BYTES,	/* UDP datagram bytes sent (header included) */
 	SWR_CNT_RX_BYTES,	/* UDP datagram bytes of the valid packets */
-	/* RC reliability (swr_wire.c): */
+	/* RC reliability (swr_wire.c), all per QP: */
 	SWR_CNT_RETRANSMITS,	/* request packets sent again */
 	SWR_CNT_TIMEOUTS,	/* retransmit timer expiries (ACK timeouts) */
 	SWR_CNT_RNR_NAK_RCVD,	/* RNR NAKs received by a requester */
@@ -142,7 +142,7 @@ enum swr_counter {
 	SWR_CNT_NP_ECN_MARKED,	/* CE-marked RC/UC packets received; per QP */
 	SWR_CNT_NP_CNP_SENT,	/* CNPs sent in answer; per QP */
 	SWR_CNT_RP_CNP_HANDLED,	/* CNPs a requester acted on; per QP */
-	SWR_CNT_RP_CNP_IGNORED,	/* CNPs ignored (RP off, nothing sent) */
+	SWR_CNT_RP_CNP_IGNORED,	/* CNPs ignored (RP off, nothing sent); per QP */
 	SWR_NUM_COUNTERS
 };
 

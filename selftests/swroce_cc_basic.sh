@@ -3,7 +3,8 @@
 #
 # Congestion control, piece by piece (issue 14; Documentation/congestion.rst):
 # the sysfs parameters, ECT(0) on the packets, a CNP for a CE-marked
-# packet, the requester acting on it, each switch turning its part off.
+# packet, the requester acting on it (also with the QPs bound to per-QP
+# counters), each switch turning its part off.
 # Topology, built here and removed at the end:
 #
 #   netns swr-ca: ca 10.95.1.1/24, device swcc0 (swroce)
@@ -130,6 +131,20 @@ snap
 pingpong
 check "CC on: CE-marked packets answered with CNPs, the requester acts on them, data intact" \
 	$? "$(delta)" 'm > 0 && s > 0 && h > 0 && s <= m && i == 0'
+
+# Bound to RDMA core counters (auto: each new QP gets one), the QPs count
+# there and the core adds those to the port's figures: nothing is lost.
+if rdma statistic qp set link $A/1 auto type on &&
+   rdma statistic qp set link $B/1 auto type on; then
+	snap
+	pingpong
+	check "QPs bound to per-QP counters: the port counters still count marks, CNPs sent and handled" \
+		$? "$(delta)" 'm > 0 && s > 0 && h > 0 && s <= m'
+else
+	tap_ok 1 "rdma statistic qp set link ... auto type on"
+fi
+rdma statistic qp set link $A/1 auto off
+rdma statistic qp set link $B/1 auto off
 
 cc $B np_enable 0
 snap
