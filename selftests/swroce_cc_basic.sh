@@ -58,9 +58,9 @@ cnp_interval_us 50 1000000
 cnp_dscp 48 63
 rp_enable 1 1
 g_shift 8 16
-alpha_us 55 1000000
+alpha_us 150 1000000
 reduce_us 50 1000000
-timer_us 300 1000000
+timer_us 1000 1000000
 byte_reset 32768 1073741824
 fast_recovery 5 100
 ai_mbps 2 100000
