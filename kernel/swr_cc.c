@@ -291,7 +291,9 @@ u64 swr_cc_wait(struct swr_qp *qp, u64 now)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
-	int n = atomic_xchg(&qp->wire->cnps, 0);
+	atomic_t *cnps = &qp->wire->cnps;
+	/* Per packet: a read, and the exchange only when CNPs came. */
+	int n = atomic_read(cnps) ? atomic_xchg(cnps, 0) : 0;
 	u64 burst;
 
 	if (!swr_cc(sdev, SWR_CC_RP_ENABLE)) {

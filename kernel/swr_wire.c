@@ -321,10 +321,11 @@ static u32 swr_wire_pkt_index(const struct swr_wire_ent *e, u32 sent)
 	return sent;
 }
 
-/* Send packet @k of @e. 0, or a local error status for the WQE. */
+/* Send packet @k of @e at @now. 0, or a local error status for the WQE. */
 static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 					   const struct swr_wire_path *p,
-					   struct swr_wire_ent *e, u32 k)
+					   struct swr_wire_ent *e, u32 k,
+					   u64 now)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC, ack_req;
@@ -410,7 +411,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
 	/* DCQCN charges what went out (swr_cc.c). */
-	swr_cc_sent(qp, skb->len, ktime_get_ns());
+	swr_cc_sent(qp, skb->len, now);
 	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
 	return IB_WC_SUCCESS;
 }
@@ -473,7 +474,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
 	bool sent = false;
-	u64 pace;
+	u64 now, pace;
 
 	WRITE_ONCE(wr->inflight_full, false);
 	WRITE_ONCE(wr->paced_until, 0);
@@ -500,13 +501,14 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			break;
 		}
 		/* Not before the rate DCQCN allows: a deadline resumes. */
-		pace = swr_cc_wait(qp, ktime_get_ns());
+		now = ktime_get_ns();
+		pace = swr_cc_wait(qp, now);
 		if (pace) {
 			WRITE_ONCE(wr->paced_until, pace);
 			swr_poll_deadline(swr_qp_dev(qp), pace);
 			break;
 		}
-		st = swr_wire_send_pkt(qp, p, e, wr->sent);
+		st = swr_wire_send_pkt(qp, p, e, wr->sent, now);
 		qp->req.turn_pkts--;
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
