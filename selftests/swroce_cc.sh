@@ -71,8 +71,8 @@ set -u
 . "$(dirname "$0")/tap.sh"
 # shellcheck source=selftests/net.sh
 . "$(dirname "$0")/net.sh"
-# shellcheck source=tools/vm/splat.sh
-. "$(dirname "$0")/../tools/vm/splat.sh"
+# shellcheck source=selftests/kmsg.sh
+. "$(dirname "$0")/kmsg.sh"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/results/$(uname -r)/cc
@@ -467,7 +467,7 @@ cc_on_checks() {
 	pairs_check "$c"
 }
 
-dmesg_from=$(dmesg | wc -l)
+kmsg_mark cc
 
 # --- CC on ------------------------------------------------------------------
 for n in 2 4; do
@@ -500,12 +500,8 @@ awk -v td="$td" -v rd="$rd" -v r="$r" \
 tap_ok $? "$c: the bottleneck drops (tbf $td, red $rd) or the senders retransmit ($r)"
 pairs_check "$c"
 
-dmesg | tail -n "+$((dmesg_from + 1))" >"$log/dmesg.log"
-if grep -qE "$SPLAT_RE" "$log/dmesg.log"; then
-	sed 's/^/# /' "$log/dmesg.log" | head -n 80
-	tap_ok 1 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
-else
-	tap_ok 0 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
-fi
+splats=$(kmsg_splats cc)
+tap_ok $? "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
+[ -z "$splats" ] || sed 's/^/# /' <<<"$splats" | head -n 80
 
 tap_done

@@ -24,8 +24,8 @@ set -u
 . "$(dirname "$0")/tap.sh"
 # shellcheck source=selftests/net.sh
 . "$(dirname "$0")/net.sh"
-# shellcheck source=tools/vm/splat.sh
-. "$(dirname "$0")/../tools/vm/splat.sh"
+# shellcheck source=selftests/kmsg.sh
+. "$(dirname "$0")/kmsg.sh"
 
 D=12		# seconds per flow, as in the report
 PORTS="18515 18516"
@@ -49,7 +49,7 @@ tap_ok $? "tbf 100mbit with a red/ecn child on va"
 
 ga=$(gid_index swrq0 "$(v4gid 10.80.1.1)")
 gb=$(gid_index swrq1 "$(v4gid 10.80.1.2)")
-dmesg_from=$(dmesg | wc -l)
+kmsg_mark qdisc
 
 # Servers (the write targets) in swr-qb, one per port; then both clients.
 pids=()
@@ -91,12 +91,8 @@ for p in $PORTS; do
 done
 tc -n swr-qa -s qdisc show dev va | sed 's/^/# /'
 
-dmesg | tail -n "+$((dmesg_from + 1))" >"$log-dmesg.log"
-if grep -qE "$SPLAT_RE" "$log-dmesg.log"; then
-	sed 's/^/# /' "$log-dmesg.log" | head -n 80
-	tap_ok 1 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
-else
-	tap_ok 0 "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
-fi
+splats=$(kmsg_splats qdisc)
+tap_ok $? "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"
+[ -z "$splats" ] || sed 's/^/# /' <<<"$splats" | head -n 80
 
 tap_done
