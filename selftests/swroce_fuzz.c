@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <sched.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -900,6 +901,28 @@ static uint64_t amp_read(uint32_t qpn, uint32_t psn, uint64_t va_,
 	       (t1.tv_nsec - t0.tv_nsec) / 1000;
 }
 
+/*
+ * Packets the victim sent other than CNPs: the forged requests carry a
+ * random TOS, and one marked CE rightly makes the victim send a CNP.
+ */
+static long long amp_sent(void)
+{
+	return dev_counter(va.name, "tx_pkts") -
+	       dev_counter(va.name, "np_cnp_sent");
+}
+
+/* Wait up to @ms for amp_sent() to reach @want. */
+static long long amp_wait_sent(long long want, int ms)
+{
+	uint64_t end = swr_now_ms() + ms;
+	long long v;
+
+	do {
+		v = amp_sent();
+	} while (v < want && swr_now_ms() < end);
+	return v;
+}
+
 /* Wait up to @ms for counter @name of the victim to reach @want. */
 static long long amp_wait(const char *name, long long want, int ms)
 {
@@ -912,15 +935,61 @@ static long long amp_wait(const char *name, long long want, int ms)
 	return v;
 }
 
+#define CTR_MAX 128
+
+/* Every port counter of the victim, by name (sorted as readdir gives). */
+struct ctr_snap {
+	unsigned int n;
+	char name[CTR_MAX][48];
+	long long v[CTR_MAX];
+};
+
+static void ctr_snap(struct ctr_snap *s)
+{
+	char dir[200], path[300], buf[32];
+	struct dirent *de;
+	DIR *d;
+
+	s->n = 0;
+	snprintf(dir, sizeof(dir),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters", va.name);
+	d = opendir(dir);
+	while (d && (de = readdir(d)) && s->n < CTR_MAX) {
+		if (de->d_name[0] == '.' ||
+		    strlen(de->d_name) >= sizeof(s->name[0]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (swr_read_line(path, buf, sizeof(buf)))
+			continue;
+		strcpy(s->name[s->n], de->d_name);
+		s->v[s->n++] = strtoll(buf, NULL, 10);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Print the counters that moved between @a and @b (a failure's context). */
+static void ctr_diff(const struct ctr_snap *a, const struct ctr_snap *b)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i]) &&
+			    a->v[j] != b->v[i])
+				printf("#   %s +%lld\n", b->name[i],
+				       b->v[i] - a->v[j]);
+}
+
 /* Wait until the victim has sent nothing for a while (at most 10 s). */
 static void amp_settle(void)
 {
-	long long a = dev_counter(va.name, "tx_pkts"), b;
+	long long a = amp_sent(), b;
 	uint64_t end = swr_now_ms() + 10000;
 
 	while (swr_now_ms() < end) {
 		usleep(200000);
-		b = dev_counter(va.name, "tx_pkts");
+		b = amp_sent();
 		if (a == b)
 			return;
 		a = b;
@@ -936,6 +1005,7 @@ static void amp_settle(void)
  */
 static void read_amplification(void)
 {
+	static struct ctr_snap cs0, cs1;
 	uint32_t npkts = AMP_LEN / 1024, rkey;
 	uint64_t small = ~0ull, big, t, base_ms, busy_ms;
 	long long tx0, tx, nak0, dup0, drop;
@@ -960,7 +1030,7 @@ static void read_amplification(void)
 	t = swr_now_ms();
 	ok = !bystander_round();
 	base_ms = swr_now_ms() - t;
-	tx0 = dev_counter(va.name, "tx_pkts");
+	tx0 = amp_sent();
 	big = amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf, rkey, AMP_LEN);
 	t = swr_now_ms();
 	ok = ok && !bystander_round();
@@ -972,30 +1042,35 @@ static void read_amplification(void)
 	swr_tap(ok && busy_ms < 10 * base_ms + 2000,
 	    "bystander RC/UD round trips while the responses go out: %llu ms (idle %llu ms)",
 	    (unsigned long long)busy_ms, (unsigned long long)base_ms);
-	tx = amp_wait("tx_pkts", tx0 + npkts, 120000);
+	tx = amp_wait_sent(tx0 + npkts, 120000);
 	swr_tap(tx - tx0 >= npkts,
 	    "the poller sent all %u response packets (%lld packets left the victim)",
 	    npkts, tx - tx0);
 
 	/* A duplicate must ask for the original range: other ones are dropped. */
 	amp_settle();
+	ctr_snap(&cs0);
 	dup0 = dev_counter(va.name, "rx_drop_dup_bad");
-	tx0 = dev_counter(va.name, "tx_pkts");
+	tx0 = amp_sent();
 	amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf + 4096, rkey,
 		 AMP_LEN - 4096);
 	amp_read(qp->qp_num, RPSN + 5, (uintptr_t)amp_buf, rkey, AMP_LEN / 2);
 	amp_read(qp->qp_num, RPSN + 6, (uintptr_t)amp_buf + 1024, rkey ^ 0x100,
 		 AMP_LEN - 1024);
 	drop = amp_wait("rx_drop_dup_bad", dup0 + 3, 5000) - dup0;
-	tx = dev_counter(va.name, "tx_pkts") - tx0;
+	tx = amp_sent() - tx0;
 	swr_tap(drop == 3 && tx == 0,
 	    "forged READ duplicates dropped (%lld of 3), no response sent (%lld)",
 	    drop, tx);
+	if (drop != 3 || tx) {
+		ctr_snap(&cs1);
+		ctr_diff(&cs0, &cs1);
+	}
 	/* The last packet again, as a requester that lost it asks. */
-	tx0 = dev_counter(va.name, "tx_pkts");
+	tx0 = amp_sent();
 	amp_read(qp->qp_num, RPSN + 5 + npkts - 1,
 		 (uintptr_t)amp_buf + AMP_LEN - 1024, rkey, 1024);
-	tx = amp_wait("tx_pkts", tx0 + 1, 5000) - tx0;
+	tx = amp_wait_sent(tx0 + 1, 5000) - tx0;
 	swr_tap(tx >= 1 && tx < 64,
 	    "a true READ duplicate is answered from where it asks (%lld packets)",
 	    tx);
