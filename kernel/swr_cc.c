@@ -28,8 +28,12 @@
 #define SWR_CC_ALPHA_ONE	1024
 /* Pacing lets a QP whose turn came late catch up this many bytes. */
 #define SWR_CC_BURST		(16 * 1024)
-/* The window over which a QP's sending rate is measured. */
-#define SWR_CC_MEAS_NS		(500 * NSEC_PER_USEC)
+/*
+ * The window over which a QP's sending rate is measured: long enough to
+ * span several of the poller's bursts (64 packets), so that the figure
+ * is the rate and not one burst's.
+ */
+#define SWR_CC_MEAS_NS		(2 * NSEC_PER_MSEC)
 /* Timer periods caught up at once; after a longer pause, restart. */
 #define SWR_CC_CATCHUP		64
 
@@ -211,6 +215,19 @@ static u64 swr_cc_ns(u64 bytes, u64 kbps)
 	return div64_u64(bytes * 8 * USEC_PER_SEC, kbps);
 }
 
+/*
+ * The period of parameter @param for @rp: at least one round trip. DCQCN's
+ * timers assume a fabric's microsecond round trips; a software device's
+ * take milliseconds (queues in a qdisc, an emulated CPU), and a period
+ * shorter than the round trip acts on news the last change has not yet
+ * had time to make (cutting again before the first cut could show).
+ */
+static u64 swr_cc_period(struct swr_dev *sdev, const struct swr_cc_rp *rp,
+			 enum swr_cc_param param)
+{
+	return max_t(u64, (u64)swr_cc(sdev, param) * NSEC_PER_USEC, rp->srtt);
+}
+
 /* CNPs arrived: cut the rate (at most once per reduce period). */
 static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 {
@@ -225,9 +242,15 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 		rp->alpha = SWR_CC_ALPHA_ONE;
 		rp->cut_ts = 0;
 		rp->vt = now;
+	} else if (rp->meas && rp->meas < rp->rc) {
+		/*
+		 * A NIC sends at its rate; a CPU may send slower. A cut
+		 * of an allowance the QP does not use would not slow it.
+		 */
+		rp->rc = max(rp->meas, lo);
 	}
-	if (!rp->cut_ts || now - rp->cut_ts >=
-	    (u64)swr_cc(sdev, SWR_CC_REDUCE_US) * NSEC_PER_USEC) {
+	if (!rp->cut_ts ||
+	    now - rp->cut_ts >= swr_cc_period(sdev, rp, SWR_CC_REDUCE_US)) {
 		rp->cut_ts = now;
 		rp->rt = rp->rc;
 		rp->rc -= (rp->rc * rp->alpha) / (2 * SWR_CC_ALPHA_ONE);
@@ -246,12 +269,19 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
 {
 	u32 f = swr_cc(sdev, SWR_CC_FAST_RECOVERY);
+	u64 lo = (u64)swr_cc(sdev, SWR_CC_MIN_MBPS) * 1000;
 	u64 hi = (u64)swr_cc(sdev, SWR_CC_MAX_MBPS) * 1000;
 
 	if (min(rp->t_stage, rp->b_stage) > f)
 		rp->rt += (u64)swr_cc(sdev, SWR_CC_HAI_MBPS) * 1000;
 	else if (max(rp->t_stage, rp->b_stage) > f)
 		rp->rt += (u64)swr_cc(sdev, SWR_CC_AI_MBPS) * 1000;
+	/*
+	 * Not beyond twice what the QP sends: an allowance it does not use
+	 * would let it burst far above its share once the CPU is free.
+	 */
+	if (rp->meas)
+		rp->rt = max(min(rp->rt, 2 * rp->meas), lo);
 	rp->rt = min(rp->rt, hi);
 	rp->rc = (rp->rt + rp->rc) / 2;
 	/* Back at the top: not limited any more. */
@@ -262,7 +292,7 @@ static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
 /* alpha decays, and the timer raises the rate, as time passes. */
 static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 {
-	u64 period = (u64)swr_cc(sdev, SWR_CC_ALPHA_US) * NSEC_PER_USEC;
+	u64 period = swr_cc_period(sdev, rp, SWR_CC_ALPHA_US);
 	u32 g = swr_cc(sdev, SWR_CC_G_SHIFT), i;
 
 	for (i = 0; now - rp->alpha_ts >= period; i++) {
@@ -275,7 +305,7 @@ static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 		rp->alpha_ts += period;
 	}
 
-	period = (u64)swr_cc(sdev, SWR_CC_TIMER_US) * NSEC_PER_USEC;
+	period = swr_cc_period(sdev, rp, SWR_CC_TIMER_US);
 	for (i = 0; rp->rc && now - rp->timer_ts >= period; i++) {
 		if (i == SWR_CC_CATCHUP) {
 			rp->timer_ts = now;
@@ -345,6 +375,21 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 		rp->b_stage++;
 		swr_cc_increase(sdev, rp);
 	}
+}
+
+void swr_cc_rtt(struct swr_qp *qp, u64 ns)
+{
+	struct swr_cc_rp *rp = &qp->wire->req.cc;
+
+	/* srtt <- 7/8 srtt + 1/8 sample, as TCP smooths */
+	rp->srtt = rp->srtt ? rp->srtt - (rp->srtt >> 3) + (ns >> 3) : ns;
+}
+
+u32 swr_cc_rtt_us(struct swr_qp *qp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	return w ? (u32)div_u64(READ_ONCE(w->req.cc.srtt), NSEC_PER_USEC) : 0;
 }
 
 u32 swr_cc_rate_mbps(struct swr_qp *qp)

@@ -62,6 +62,7 @@ struct swr_cc_rp {
 	u64 timer_ts;		/* last timer event (or the cut) */
 	u64 cut_ts;		/* last rate cut */
 	u64 vt;			/* pacing: when the next packet may go */
+	u64 srtt;		/* smoothed round trip (swr_cc_rtt()), ns */
 	/* The rate the QP sends at, measured, for the first cut. */
 	u64 win_ts;
 	u64 win_bytes;
@@ -88,7 +89,11 @@ void swr_cc_rp_cnp(struct swr_qp *qp);
 u64 swr_cc_wait(struct swr_qp *qp, u64 now);
 /* Poller (sq_lock): a packet of @bytes went at @now. */
 void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now);
+/* Poller (sq_lock): a round trip of @ns measured (an AckReq answered). */
+void swr_cc_rtt(struct swr_qp *qp, u64 ns);
 /* The QP's current rate in Mbit/s, 0: not limited (restrack). */
 u32 swr_cc_rate_mbps(struct swr_qp *qp);
+/* The QP's smoothed round trip in us, 0: none measured (restrack). */
+u32 swr_cc_rtt_us(struct swr_qp *qp);
 
 #endif /* SWR_CC_H */

@@ -229,6 +229,9 @@ struct swr_wire_req {
 	bool inflight_full;	/* SWR_WIRE_INFLIGHT out: wait for answers */
 	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
+	u64 ackreq_ts;		/* when the last AckReq went, ktime ns */
+	u64 rtt_ts;		/* when the round-trip probe went; 0: none */
+	u32 rtt_psn;		/* the probe's PSN */
 	u8 retry_left;
 	u8 rnr_left;
 	/* DCQCN's rate (swr_cc.c), and the time pacing waits for; 0: none */

@@ -94,7 +94,8 @@ static int swr_res_put_req(struct sk_buff *msg, struct swr_qp *qp)
 	     rdma_nl_put_driver_u32(msg, "wqes_out", r.wqes_out) ||
 	     /* DCQCN's current rate; 0: not limited (swr_cc.c) */
 	     rdma_nl_put_driver_u32(msg, "cc_rate_mbps",
-				    swr_cc_rate_mbps(qp))))
+				    swr_cc_rate_mbps(qp)) ||
+	     rdma_nl_put_driver_u32(msg, "cc_rtt_us", swr_cc_rtt_us(qp))))
 		return -EMSGSIZE;
 	return 0;
 }

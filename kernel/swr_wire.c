@@ -328,14 +328,14 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 					   u64 now)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC, ack_req;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC, ack_req, fresh;
 	const struct swroce_send_wqe *h = &e->wqe.hdr;
 	u8 op = swr_wire_req_opcode(e, k, &ack_req);
 	const struct swr_opinfo *oi = swr_opinfo(op);
 	struct swr_wire_req *wr = &qp->wire->req;
 	u32 paylen = 0, pad, hdr_len = oi->hdr_len, psn, span = 1;
 	struct sk_buff *skb;
-	u64 off;
+	u64 off, tmo;
 	u8 *x;
 
 	k = swr_wire_pkt_index(e, k);
@@ -343,7 +343,8 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 		span = e->npkts - k;
 	off = (u64)k * p->mtu;
 	psn = (e->first_psn + k) & SWR_PSN_MASK;
-	if (swr_psn_diff(psn, wr->sent_hi) < 0) {
+	fresh = swr_psn_diff(psn, wr->sent_hi) >= 0;
+	if (!fresh) {
 		swr_qp_count(qp, SWR_CNT_RETRANSMITS);
 		trace_swr_retransmit(qp, psn, wr->retry_left);
 	} else {
@@ -358,8 +359,22 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	pad = (4 - (paylen & 3)) & 3;
 	if (rc && ++wr->unacked >= SWR_WIRE_ACK_EVERY)
 		ack_req = true;
-	if (ack_req)
+	/*
+	 * A slow QP (paced, or short of CPU) asks at least every eighth of
+	 * its timeout: its timer must not expire before it has asked.
+	 */
+	tmo = swr_wire_tmo(p->timeout);
+	if (rc && tmo && now - wr->ackreq_ts >= tmo / 8)
+		ack_req = true;
+	if (ack_req) {
 		wr->unacked = 0;
+		wr->ackreq_ts = now;
+		/* A round-trip probe: a new packet, one at a time (Karn). */
+		if (fresh && !wr->rtt_ts) {
+			wr->rtt_ts = now;
+			wr->rtt_psn = psn;
+		}
+	}
 
 	skb = swr_skb_alloc(sdev, hdr_len, paylen, pad);
 	if (!skb)
@@ -548,6 +563,8 @@ static void swr_wire_go_back(struct swr_qp *qp, u32 i, u32 k)
 	struct swr_wire_ent *e = swr_wire_ent(wr, i);
 
 	wr->send = i;
+	/* A probe's answer may now be a retransmission's: no sample. */
+	wr->rtt_ts = 0;
 	/* READ: from rd_next (swr_wire_send_pkt()); atomics: one packet. */
 	wr->sent = swr_wire_is_rd_atomic(e->wqe.hdr.opcode) ? 0 : k;
 }
@@ -644,11 +661,18 @@ static void swr_wire_count_nak(struct swr_qp *qp, u8 syn)
  * The responder has every PSN before @psn: forward progress when that is
  * news, also within a message (a coalesced ACK, a NAK further on).
  */
-static bool swr_wire_acked(struct swr_wire_req *wr, u32 psn)
+static bool swr_wire_acked(struct swr_qp *qp, u32 psn)
 {
+	struct swr_wire_req *wr = &qp->wire->req;
+
 	if (swr_psn_diff(psn, wr->acked_psn) <= 0)
 		return false;
 	wr->acked_psn = psn;
+	/* The probe answered: a round trip for congestion control. */
+	if (wr->rtt_ts && swr_psn_diff(psn, wr->rtt_psn) > 0) {
+		swr_cc_rtt(qp, ktime_get_ns() - wr->rtt_ts);
+		wr->rtt_ts = 0;
+	}
 	return true;
 }
 
@@ -668,7 +692,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			return false;
 		}
-		progress = swr_wire_acked(wr, (psn + 1) & SWR_PSN_MASK);
+		progress = swr_wire_acked(qp, (psn + 1) & SWR_PSN_MASK);
 		if (!progress)
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 		for (i = wr->head; i != wr->tail; i++) {
@@ -688,7 +712,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 		if (!e)
 			return false;
 		progress = swr_wire_implicit(qp, idx);
-		progress |= swr_wire_acked(wr, psn);
+		progress |= swr_wire_acked(qp, psn);
 		swr_wire_retire_done(qp);
 		if (!wr->rnr_left) {
 			if (wr->head == idx)
@@ -721,7 +745,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			 */
 			if (wr->nak_seen && wr->nak_psn == psn)
 				return progress;
-			progress |= swr_wire_acked(wr, psn);
+			progress |= swr_wire_acked(qp, psn);
 			wr->nak_seen = true;
 			wr->nak_psn = psn;
 			i = swr_wire_first_open(qp, idx);
