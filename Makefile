@@ -46,7 +46,23 @@ CFLAGS_USER := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing \
 	-I$(TOP)/include/uapi -I$(TOP)/providers/swroce
 
+# The provider: by default against Debian 12's libibverbs 44, whose private
+# ABI providers/swroce/ibverbs_private.h declares (layouts asserted). With
+# RDMA_CORE=<rdma-core source tree> against that tree, built as its own
+# build.sh builds it (RDMA_CORE_BUILD, default <tree>/build): its private
+# headers, its libibverbs, its IBVERBS_PABI_VERSION in the file name, and
+# what its private API offers probed at build time (swr_features.h).
+ifneq ($(RDMA_CORE),)
+RDMA_CORE_BUILD ?= $(RDMA_CORE)/build
+RDMA_CORE_CONFIG := $(RDMA_CORE_BUILD)/include/config.h
+PABI := $(shell sed -n 's/^\#define IBVERBS_PABI_VERSION \([0-9]*\).*/\1/p' \
+	$(RDMA_CORE_CONFIG) 2>/dev/null)
+PROVIDER_DIR ?= $(BUILD)/provider/$(notdir $(abspath $(RDMA_CORE)))
+PROVIDER := $(PROVIDER_DIR)/libswroce-rdmav$(PABI).so
+else
+PABI := 34
 PROVIDER := providers/swroce/libswroce-rdmav34.so
+endif
 PROVIDER_SRC := $(wildcard providers/swroce/*.c)
 PROVIDER_SRC := $(filter-out providers/swroce/abi_layout_check.c,$(PROVIDER_SRC))
 PROVIDER_HDR := $(wildcard providers/swroce/*.h) include/uapi/rdma/swroce-abi.h
@@ -77,11 +93,38 @@ kmod-all:
 
 provider: $(PROVIDER)
 
+PROVIDER_LDFLAGS := -fPIC -shared -fvisibility=hidden -Wl,--no-undefined \
+	-Wl,-z,defs
+
+ifeq ($(RDMA_CORE),)
 $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	@providers/swroce/check-libibverbs.sh
-	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared \
-		-fvisibility=hidden -Wl,--no-undefined -Wl,-z,defs \
-		-o $@ $(PROVIDER_SRC) -libverbs
+	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+		$(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRC) -libverbs
+else
+$(RDMA_CORE_CONFIG):
+	@echo "swroce: $(RDMA_CORE_BUILD) is not a built rdma-core tree; run" \
+		"$(RDMA_CORE)/build.sh (or tools/rdma-core/build.sh)" >&2; exit 1
+
+$(PROVIDER_DIR)/swr_features.h: providers/swroce/probe-features.sh \
+		$(RDMA_CORE_CONFIG)
+	@mkdir -p $(dir $@)
+	providers/swroce/probe-features.sh $(RDMA_CORE_BUILD) $@
+
+# swroce-abi.h as the tree's generator makes the kernel-abi/ headers of
+# its own providers (the _STRUCT_ macros DECLARE_DRV_CMD() uses).
+$(PROVIDER_DIR)/kernel-abi/swroce-abi.h: include/uapi/rdma/swroce-abi.h \
+		$(RDMA_CORE_CONFIG)
+	@mkdir -p $(dir $@)
+	python3 $(RDMA_CORE)/buildlib/make_abi_structs.py $< $@
+
+$(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR) $(PROVIDER_DIR)/swr_features.h \
+		$(PROVIDER_DIR)/kernel-abi/swroce-abi.h
+	$(CC) $(CFLAGS_USER) -DSWR_RDMA_CORE -I$(PROVIDER_DIR) \
+		-I$(RDMA_CORE_BUILD)/include $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+		$(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRC) \
+		-L$(RDMA_CORE_BUILD)/lib -libverbs
+endif
 
 selftests: $(SELFTESTS) $(BENCH_PROGS) $(BUILD)/selftests/clients/mpi_pingpong
 
