@@ -25,6 +25,9 @@
 #                   installed kernel (make check: the running one)
 #   make check-cc   the congestion-control step (ECN, CNPs, DCQCN through a
 #                   tbf+red bottleneck) on both kernels
+#   make check-rdma-core  the provider with rdma-core v39 .. v64, each built
+#                   from source (cached in build/rdma-core): ibv_devinfo,
+#                   ibv_rc_pingpong, that release's test suite, in a guest
 #   make check-two  two hosts: a 6.1 and a 6.12 guest joined by a virtio-net
 #                   link, swroce <-> swroce and swroce <-> rxe across it
 #   make install    the provider into the system libibverbs (DESTDIR=)
@@ -32,6 +35,9 @@
 #
 # KVER/KDIR: the kernel to build against. Default: the running kernel when
 # its build directory exists, otherwise the newest installed Debian headers.
+# RDMA_CORE=<rdma-core source tree, built by its build.sh>: the provider
+# against that release (build/provider/<tree>/libswroce-rdmav<PABI>.so)
+# instead of Debian 12's libibverbs 44.
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -75,13 +81,14 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-full check-debug check-loaded check-packages check-two check-cc debug-kernel run vm clean help bench bench-progs \
+	check check-full check-debug check-loaded check-packages check-two check-cc \
+	check-rdma-core debug-kernel run vm clean help bench bench-progs \
 	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,34p' Makefile
+	@sed -n '3,40p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -190,6 +197,9 @@ check-loaded:
 
 check-two:
 	CHECK_KERNELS=two tools/check.sh
+
+check-rdma-core:
+	tools/rdma-core/check.sh
 
 check-cc:
 	CHECK_STEPS=cc tools/check.sh
