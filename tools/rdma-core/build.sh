@@ -36,12 +36,14 @@ if [ ! -e "$src/CMakeLists.txt" ]; then
 fi
 
 start=$(date +%s)
+# (PYTHON_ for the older cmake logic of rdma-core, Python_ for FindPython)
+py=${RDMA_CORE_PYTHON:-/usr/bin/python3}
 mkdir -p "$src/build"
 cd "$src/build"
 # Man pages need pandoc; nothing here reads them. pyverbs needs the python
 # that has Debian's cython3, not whichever python3 is first on PATH.
 cmake -GNinja -DIN_PLACE=1 -DNO_MAN_PAGES=1 \
-	-DPYTHON_EXECUTABLE="${RDMA_CORE_PYTHON:-/usr/bin/python3}" \
+	-DPYTHON_EXECUTABLE="$py" -DPython_EXECUTABLE="$py" \
 	.. >cmake.log 2>&1 ||
 	{ tail -n 30 cmake.log >&2; exit 1; }
 if ! grep -q '^#define IBVERBS_PABI_VERSION' include/config.h; then
