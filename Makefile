@@ -25,6 +25,9 @@
 #                   installed kernel (make check: the running one)
 #   make check-cc   the congestion-control step (ECN, CNPs, DCQCN through a
 #                   tbf+red bottleneck) on both kernels
+#   make check-rdma-core  the provider with rdma-core v39 .. v64, each built
+#                   from source (cached in build/rdma-core): ibv_devinfo,
+#                   ibv_rc_pingpong, that release's test suite, in a guest
 #   make check-two  two hosts: a 6.1 and a 6.12 guest joined by a virtio-net
 #                   link, swroce <-> swroce and swroce <-> rxe across it
 #   make install    the provider into the system libibverbs (DESTDIR=)
@@ -32,6 +35,9 @@
 #
 # KVER/KDIR: the kernel to build against. Default: the running kernel when
 # its build directory exists, otherwise the newest installed Debian headers.
+# RDMA_CORE=<rdma-core source tree, built by its build.sh>: the provider
+# against that release (build/provider/<tree>/libswroce-rdmav<PABI>.so)
+# instead of Debian 12's libibverbs 44.
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -46,7 +52,23 @@ CFLAGS_USER := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes -fno-strict-aliasing \
 	-I$(TOP)/include/uapi -I$(TOP)/providers/swroce
 
+# The provider: by default against Debian 12's libibverbs 44, whose private
+# ABI providers/swroce/ibverbs_private.h declares (layouts asserted). With
+# RDMA_CORE=<rdma-core source tree> against that tree, built as its own
+# build.sh builds it (RDMA_CORE_BUILD, default <tree>/build): its private
+# headers, its libibverbs, its IBVERBS_PABI_VERSION in the file name, and
+# what its private API offers probed at build time (swr_features.h).
+ifneq ($(RDMA_CORE),)
+RDMA_CORE_BUILD ?= $(RDMA_CORE)/build
+RDMA_CORE_CONFIG := $(RDMA_CORE_BUILD)/include/config.h
+PABI := $(shell sed -n 's/^\#define IBVERBS_PABI_VERSION \([0-9]*\).*/\1/p' \
+	$(RDMA_CORE_CONFIG) 2>/dev/null)
+PROVIDER_DIR ?= $(BUILD)/provider/$(notdir $(abspath $(RDMA_CORE)))
+PROVIDER := $(PROVIDER_DIR)/libswroce-rdmav$(PABI).so
+else
+PABI := 34
 PROVIDER := providers/swroce/libswroce-rdmav34.so
+endif
 PROVIDER_SRC := $(wildcard providers/swroce/*.c)
 PROVIDER_SRC := $(filter-out providers/swroce/abi_layout_check.c,$(PROVIDER_SRC))
 PROVIDER_HDR := $(wildcard providers/swroce/*.h) include/uapi/rdma/swroce-abi.h
@@ -59,13 +81,14 @@ BENCH_C := $(wildcard tools/bench/*.c)
 BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
-	check check-full check-debug check-loaded check-packages check-two check-cc debug-kernel run vm clean help bench bench-progs \
+	check check-full check-debug check-loaded check-packages check-two check-cc \
+	check-rdma-core debug-kernel run vm clean help bench bench-progs \
 	deb
 
 all: kmod provider selftests
 
 help:
-	@sed -n '3,34p' Makefile
+	@sed -n '3,40p' Makefile
 
 kmod:
 	@test -d "$(KDIR)" || { echo "swroce: no kernel build directory $(KDIR);" \
@@ -77,11 +100,38 @@ kmod-all:
 
 provider: $(PROVIDER)
 
+PROVIDER_LDFLAGS := -fPIC -shared -fvisibility=hidden -Wl,--no-undefined \
+	-Wl,-z,defs
+
+ifeq ($(RDMA_CORE),)
 $(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR)
 	@providers/swroce/check-libibverbs.sh
-	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared \
-		-fvisibility=hidden -Wl,--no-undefined -Wl,-z,defs \
-		-o $@ $(PROVIDER_SRC) -libverbs
+	$(CC) $(CFLAGS_USER) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+		$(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRC) -libverbs
+else
+$(RDMA_CORE_CONFIG):
+	@echo "swroce: $(RDMA_CORE_BUILD) is not a built rdma-core tree; run" \
+		"$(RDMA_CORE)/build.sh (or tools/rdma-core/build.sh)" >&2; exit 1
+
+$(PROVIDER_DIR)/swr_features.h: providers/swroce/probe-features.sh \
+		$(RDMA_CORE_CONFIG)
+	@mkdir -p $(dir $@)
+	providers/swroce/probe-features.sh $(RDMA_CORE_BUILD) $@
+
+# swroce-abi.h as the tree's generator makes the kernel-abi/ headers of
+# its own providers (the _STRUCT_ macros DECLARE_DRV_CMD() uses).
+$(PROVIDER_DIR)/kernel-abi/swroce-abi.h: include/uapi/rdma/swroce-abi.h \
+		$(RDMA_CORE_CONFIG)
+	@mkdir -p $(dir $@)
+	python3 $(RDMA_CORE)/buildlib/make_abi_structs.py $< $@
+
+$(PROVIDER): $(PROVIDER_SRC) $(PROVIDER_HDR) $(PROVIDER_DIR)/swr_features.h \
+		$(PROVIDER_DIR)/kernel-abi/swroce-abi.h
+	$(CC) $(CFLAGS_USER) -DSWR_RDMA_CORE -I$(PROVIDER_DIR) \
+		-I$(RDMA_CORE_BUILD)/include $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+		$(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRC) \
+		-L$(RDMA_CORE_BUILD)/lib -libverbs
+endif
 
 selftests: $(SELFTESTS) $(BENCH_PROGS) $(BUILD)/selftests/clients/mpi_pingpong
 
@@ -147,6 +197,9 @@ check-loaded:
 
 check-two:
 	CHECK_KERNELS=two tools/check.sh
+
+check-rdma-core:
+	tools/rdma-core/check.sh
 
 check-cc:
 	CHECK_STEPS=cc tools/check.sh

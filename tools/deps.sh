@@ -30,6 +30,10 @@ packages=(
 	iperf3 gnuplot-nox
 	# make check-loaded (CHECK_HOGS): CPU hogs on the host
 	stress-ng
+	# make check-rdma-core: rdma-core releases built from source, with
+	# pyverbs (Debian's cython3 under Debian's python3); git for the tags
+	git cmake ninja-build pkg-config libnl-3-dev libnl-route-3-dev
+	libudev-dev python3-dev cython3
 	# the netdevs step (wireguard) and the two-host test (ping, the NIC's
 	# driver, a loop device behind the NVMe-oF target)
 	iputils-ping ethtool wireguard-tools util-linux

@@ -406,8 +406,8 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	core_attr.wc_flags &= ~(uint64_t)(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
 			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
 
-	err = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+	err = swr_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_lock;
 	err = swr_cq_map(cq, ibctx->cmd_fd, resp.drv_payload.num_cqe,

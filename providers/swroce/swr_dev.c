@@ -91,7 +91,7 @@ static struct verbs_context *swr_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	cmd.drv_payload.abi_version = SWROCE_ABI_VERSION;
-	err = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+	err = swr_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (!err)
 		err = swr_context_setup(ctx, &resp.drv_payload);

@@ -16,6 +16,15 @@
 
 #define SWR_OP(op)	(1u << IBV_WR_##op)
 
+/* ATOMIC_WRITE is a verb of rdma-core 40 and later. */
+#if SWR_HAVE_ATOMIC_WRITE
+#define SWR_OPS_ATOMIC_WRITE	SWR_OP(ATOMIC_WRITE)
+#define SWR_QPX_ATOMIC_WRITE	IBV_QP_EX_WITH_ATOMIC_WRITE
+#else
+#define SWR_OPS_ATOMIC_WRITE	0u
+#define SWR_QPX_ATOMIC_WRITE	0
+#endif
+
 /* What each QP type may post (IBTA: UC has neither READ nor atomics nor
  * SEND with Invalidate; UD sends only).
  */
@@ -26,7 +35,7 @@ enum {
 		     SWR_OP(BIND_MW),
 	SWR_OPS_RC = SWR_OPS_UC | SWR_OP(RDMA_READ) |
 		     SWR_OP(ATOMIC_CMP_AND_SWP) | SWR_OP(ATOMIC_FETCH_AND_ADD) |
-		     SWR_OP(SEND_WITH_INV) | SWR_OP(ATOMIC_WRITE),
+		     SWR_OP(SEND_WITH_INV) | SWR_OPS_ATOMIC_WRITE,
 	/* Opcodes that carry a local data buffer (SGEs or inline data). */
 	SWR_OPS_DATA = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM) |
 		       SWR_OP(SEND_WITH_INV) | SWR_OP(RDMA_WRITE) |
@@ -48,7 +57,7 @@ enum {
 		     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 		     IBV_QP_EX_WITH_SEND_WITH_INV |
-		     IBV_QP_EX_WITH_ATOMIC_WRITE,
+		     SWR_QPX_ATOMIC_WRITE,
 	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			    IBV_QP_INIT_ATTR_CREATE_FLAGS,
@@ -68,7 +77,9 @@ SWR_SAME_OP(ATOMIC_FETCH_AND_ADD);
 SWR_SAME_OP(LOCAL_INV);
 SWR_SAME_OP(BIND_MW);
 SWR_SAME_OP(SEND_WITH_INV);
+#if SWR_HAVE_ATOMIC_WRITE
 SWR_SAME_OP(ATOMIC_WRITE);
+#endif
 _Static_assert(sizeof(struct swroce_send_wqe) == 64,
 	       "the send WQE header is 64 bytes");
 
@@ -264,7 +275,7 @@ static int swr_post_one(struct swr_qp *qp, struct ibv_send_wr *wr,
 
 	/* ATOMIC_WRITE has no ibv_send_wr field for its data: ibv_wr_*(). */
 	if ((unsigned int)wr->opcode >= 32 ||
-	    wr->opcode == IBV_WR_ATOMIC_WRITE ||
+	    (SWR_OPS_ATOMIC_WRITE & (1u << wr->opcode)) ||
 	    !(qp->ops & (1u << wr->opcode)))
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sq->max_sge)
@@ -528,6 +539,7 @@ static void swr_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 		      add, 0);
 }
 
+#if SWR_HAVE_ATOMIC_WRITE
 /* The 8 bytes travel as they are in memory (compare_add, memcpy'd). */
 static void swr_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr)
@@ -541,6 +553,7 @@ static void swr_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 	memcpy(&wqe->atomic.compare_add, atomic_wr, 8);
 	wqe->atomic.rkey = rkey;
 }
+#endif
 
 static void swr_wr_local_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
 {
@@ -696,8 +709,10 @@ static void swr_qp_set_wr_ops(struct swr_qp *qp, uint64_t flags)
 		x->wr_atomic_cmp_swp = swr_wr_atomic_cmp_swp;
 	if (flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = swr_wr_atomic_fetch_add;
+#if SWR_HAVE_ATOMIC_WRITE
 	if (flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		x->wr_atomic_write = swr_wr_atomic_write;
+#endif
 	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
 		x->wr_local_inv = swr_wr_local_inv;
 	if (flags & IBV_QP_EX_WITH_BIND_MW)
@@ -869,7 +884,7 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		swr_qp_set_wr_ops(qp, attr->send_ops_flags);
 
-	err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	err = swr_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;

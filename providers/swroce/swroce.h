@@ -15,7 +15,25 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/swroce-abi.h>
 
+#ifdef SWR_RDMA_CORE
+/*
+ * Built against an rdma-core tree (make provider RDMA_CORE=...): its own
+ * private headers, so every layout is that release's by construction.
+ * swr_features.h says what its private API offers (probe-features.sh);
+ * kernel-abi/swroce-abi.h is swroce-abi.h through the tree's
+ * make_abi_structs.py, as DECLARE_DRV_CMD() wants it.
+ */
+#include "swr_features.h"
+#include <infiniband/driver.h>
+#include <kernel-abi/swroce-abi.h>
+#else
+/* Debian 12's libibverbs 44: declared here, layouts asserted. */
 #include "ibverbs_private.h"
+#define SWR_HAVE_GET_CONTEXT_FD_ARR	0
+#define SWR_HAVE_CREATE_CQ_PROV_ATTR	0
+#define SWR_HAVE_CREATE_QP_EX2_CMDBUF	0
+#define SWR_HAVE_ATOMIC_WRITE		1
+#endif
 
 struct swr_device {
 	struct verbs_device vdev;
@@ -185,6 +203,55 @@ DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, swroce_create_qp_resp);
 DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		empty, swroce_create_qp_resp);
+
+/*
+ * The ibv_cmd_*() calls whose signature changed between releases, in the
+ * shape of the oldest; the arguments added later are not used (NULL).
+ */
+static inline int swr_cmd_get_context(struct verbs_context *vctx,
+				      struct ibv_get_context *cmd,
+				      size_t cmd_size,
+				      struct ib_uverbs_get_context_resp *resp,
+				      size_t resp_size)
+{
+#if SWR_HAVE_GET_CONTEXT_FD_ARR
+	return ibv_cmd_get_context(vctx, cmd, cmd_size, NULL, resp, resp_size);
+#else
+	return ibv_cmd_get_context(vctx, cmd, cmd_size, resp, resp_size);
+#endif
+}
+
+static inline int
+swr_cmd_create_cq_ex(struct ibv_context *ibctx,
+		     const struct ibv_cq_init_attr_ex *attr,
+		     struct verbs_cq *vcq, struct ibv_create_cq_ex *cmd,
+		     size_t cmd_size, struct ib_uverbs_ex_create_cq_resp *resp,
+		     size_t resp_size)
+{
+#if SWR_HAVE_CREATE_CQ_PROV_ATTR
+	return ibv_cmd_create_cq_ex(ibctx, attr, NULL, vcq, cmd, cmd_size, resp,
+				    resp_size, 0);
+#else
+	return ibv_cmd_create_cq_ex(ibctx, attr, vcq, cmd, cmd_size, resp,
+				    resp_size, 0);
+#endif
+}
+
+static inline int
+swr_cmd_create_qp_ex2(struct ibv_context *ibctx, struct verbs_qp *vqp,
+		      struct ibv_qp_init_attr_ex *attr,
+		      struct ibv_create_qp_ex *cmd, size_t cmd_size,
+		      struct ib_uverbs_ex_create_qp_resp *resp,
+		      size_t resp_size)
+{
+#if SWR_HAVE_CREATE_QP_EX2_CMDBUF
+	return ibv_cmd_create_qp_ex2(ibctx, vqp, attr, cmd, cmd_size, resp,
+				     resp_size, NULL);
+#else
+	return ibv_cmd_create_qp_ex2(ibctx, vqp, attr, cmd, cmd_size, resp,
+				     resp_size);
+#endif
+}
 
 /* The producer locks of work queues; none through a thread domain. */
 static inline void swr_sq_lock(struct swr_sq *sq)

@@ -7,11 +7,14 @@
 # report.py.
 #
 # usage: run-in-guest.sh [-t SECONDS] [-o OUTDIR] [-x EXPECTED_FAILURES]
-#                        [-k PATTERN] DEV [DEV...]
+#                        [-k PATTERN] [-s SUITE -p PYVERBS] DEV [DEV...]
 #   -t SECONDS  timeout per device (default 900)
 #   -k PATTERN  only the tests whose name contains PATTERN (unittest -k)
 #   -o OUTDIR   raw logs and reports (default build/suite/$(uname -r))
 #   -x FILE     expected failures of the first DEV (default: none)
+#   -s SUITE    the suite's directory (default Debian's, below), e.g. the
+#               tests/ of an rdma-core tree
+#   -p DIR      put DIR first on PYTHONPATH: that tree's built pyverbs
 # DEV: the device under test first (e.g. swroce0), comparison devices after
 # (e.g. rxe0).  Exit status: report.py's (1 when the first DEV failed).
 #
@@ -22,7 +25,7 @@
 
 set -eu
 
-usage() { sed -n '9,16p' "$0" >&2; exit 2; }
+usage() { sed -n '9,19p' "$0" >&2; exit 2; }
 
 HERE=$(cd "$(dirname "$0")" && pwd -P)
 TOP=$(cd "$HERE/../.." && pwd -P)
@@ -30,11 +33,13 @@ SUITE_SRC=/usr/share/doc/rdma-core/tests
 # Debian's interpreter: it is the one with pyverbs
 PY=/usr/bin/python3
 
-tmo=900 outdir='' xfail=''
+tmo=900 outdir='' xfail='' pyverbs=''
 pattern=()
-while getopts "t:o:x:k:h" opt; do
+while getopts "t:o:x:k:s:p:h" opt; do
 	case "$opt" in
 	t) tmo=$OPTARG ;;
+	s) SUITE_SRC=$OPTARG ;;
+	p) pyverbs=$OPTARG ;;
 	k) pattern=(-k "$OPTARG") ;;
 	o) outdir=$OPTARG ;;
 	x) xfail=$OPTARG ;;
@@ -74,6 +79,7 @@ for dev in "$@"; do
 	# Unbuffered: tests' own prints stay next to their result lines.
 	# -k: a test stuck in the kernel may ignore TERM.
 	(cd "$work/tests" &&
+	 PYTHONPATH=${pyverbs:+$pyverbs${PYTHONPATH:+:}}${PYTHONPATH:-} \
 	 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
 	 timeout -k 10 "$tmo" "$PY" run_tests.py --dev "$dev" -v \
 		${pattern[@]+"${pattern[@]}"}) \
