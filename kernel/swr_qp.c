@@ -31,12 +31,23 @@
 #define SWR_GSI_QPN		1
 #define SWR_PSN_MASK		0xffffff
 
+/*
+ * FLUSH permissions (uverbs' IB_UVERBS_ACCESS_FLUSH_GLOBAL/PERSISTENT,
+ * named in the kernel from 6.2 on). A QP may grant them: rdma-core 57 and
+ * later ask for them on every extended RC QP. They permit nothing here:
+ * the device offers no FLUSH (no IB_DEVICE_FLUSH_* capability, so the
+ * core refuses MRs asking for it), and the receive path drops a FLUSH
+ * request as an opcode it does not know, whatever the QP allows.
+ */
+#define SWR_ACCESS_FLUSH	(BIT(8) | BIT(9))
+
 /* The responder permissions a QP can grant (rxe grants the same). */
 #define SWR_QP_ACCESS		(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC |		\
 				 IB_ACCESS_MW_BIND |			\
+				 SWR_ACCESS_FLUSH |			\
 				 IB_ACCESS_OPTIONAL)
 
 static size_t swr_sq_bytes(const struct swr_sq *sq)

@@ -466,7 +466,18 @@ TEST_F(err, state_machine)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = SWR_ALL_ACCESS;
+	/* An access bit that means nothing (bit 10) is refused. */
+	a.qp_access_flags = SWR_ALL_ACCESS | (1u << 10);
+	EXPECT_EQ(EINVAL, ibv_modify_qp(qp, &a, IBV_QP_STATE |
+					IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS));
+	EXPECT_EQ(IBV_QPS_RESET, swr_qp_state(qp));
+	/*
+	 * The FLUSH rights (bits 8 and 9, IBV_ACCESS_FLUSH_GLOBAL and
+	 * _PERSISTENT of later rdma-core releases) are granted: rdma-core 57's suite
+	 * asks for them on every extended RC QP.
+	 */
+	a.qp_access_flags = SWR_ALL_ACCESS | (1u << 8) | (1u << 9);
 	ASSERT_EQ(0, ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
 	EXPECT_EQ(IBV_QPS_INIT, swr_qp_state(qp));
