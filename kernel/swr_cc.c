@@ -351,6 +351,7 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
+	u64 sample;
 	u32 reset;
 
 	if (!rp->win_ts || now - rp->win_ts > 4 * SWR_CC_MEAS_NS) {
@@ -360,8 +361,15 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 	}
 	rp->win_bytes += bytes;
 	if (now - rp->win_ts >= SWR_CC_MEAS_NS) {
-		rp->meas = div64_u64(rp->win_bytes * 8 * USEC_PER_SEC,
-				     now - rp->win_ts);
+		/*
+		 * Smoothed (meas <- 3/4 meas + 1/4 window): one window the
+		 * QP sat out (a late turn, an application that paused) must
+		 * not make the next cut start near zero.
+		 */
+		sample = div64_u64(rp->win_bytes * 8 * USEC_PER_SEC,
+				   now - rp->win_ts);
+		rp->meas = rp->meas ? rp->meas - (rp->meas >> 2) + (sample >> 2) :
+			   sample;
 		rp->win_ts = now;
 		rp->win_bytes = 0;
 	}
