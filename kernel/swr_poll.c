@@ -60,7 +60,13 @@
  * Skipping a busy QP must not lose its work. The poller
  *   5. counts a QP it finds busy as work done: it stays awake and tries
  *      the QP again on its next pass, and it can only go to sleep through
- *      steps 1-4, whose step 3 rereads every QP.
+ *      steps 1-4, whose step 3 rereads every QP. After a pass that found
+ *      one busy it naps SWR_POLL_HELD_US (awake in all but name: no flag
+ *      is set, it passes again after the nap). The owner may be a
+ *      doorbell caller at a low priority, preempted in its turn: a poller
+ *      spinning on its CPU would leave it almost no time to finish (an
+ *      ib_write_bw at nice 19 held its QP 270 ms so, and the QP's ACK
+ *      timer expired with nothing lost).
  * A doorbell caller
  *   d. takes a turn of its QP if it gets sq_lock (steps a-b, the user's
  *      store of prod and fence, came before);
@@ -139,6 +145,9 @@
 /* After a sleep forced by contention, doorbells do not wake the poller. */
 #define SWR_POLL_BACKOFF_US	1000
 
+/* A pass found a QP busy in another context: the CPU is its for this. */
+#define SWR_POLL_HELD_US	50
+
 /* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring. */
 static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
 {
@@ -173,14 +182,16 @@ static struct swr_qp *swr_poll_next_of(struct swr_poller *p,
  * names the QP being worked on (swr_poll_del_qp() waits for it) and next
  * the one after it (swr_poll_del_qp() moves it on when it removes it).
  * Return: the work done (swr_req_process()), a QP skipped counting as one;
- * *@bulk: a large WQE was left unfinished, to go on in the next pass.
+ * *@bulk: a large WQE was left unfinished, to go on in the next pass;
+ * *@held: a QP was busy in another context (step 5).
  */
-static int swr_poll_pass(struct swr_poller *p, bool *bulk)
+static int swr_poll_pass(struct swr_poller *p, bool *bulk, bool *held)
 {
 	struct swr_qp *qp;
 	int done = 0, n;
 
 	*bulk = false;
+	*held = false;
 	WRITE_ONCE(p->next_deadline, 0);
 	spin_lock_bh(&p->lock);
 	qp = list_first_entry_or_null(&p->qps, struct swr_qp, poll_node);
@@ -191,6 +202,8 @@ static int swr_poll_pass(struct swr_poller *p, bool *bulk)
 
 		n = swr_req_process(qp, SWR_POLL_BUDGET);
 		/* Held by another context: come back on the next pass. */
+		if (n < 0)
+			*held = true;
 		if (n < 0 || !swr_qp_check_drained(qp, true))
 			n = 1;
 		done += n;
@@ -292,14 +305,17 @@ static int swr_poll_thread(void *arg)
 	int n;
 	u64 idle_since = ktime_get_ns();
 	u64 contended_since = 0;
-	bool bulk;
+	bool bulk, held;
 	u64 now;
 
 	while (!kthread_should_stop()) {
-		n = swr_poll_pass(p, &bulk);
+		n = swr_poll_pass(p, &bulk, &held);
 		/* Flags on while moving bulk data (the latency policy). */
 		if (bulk != p->flags_on)
 			swr_poll_flag_all(p, bulk);
+		/* Step 5: the busy QP's owner gets the CPU for a while. */
+		if (held)
+			usleep_range(SWR_POLL_HELD_US, 2 * SWR_POLL_HELD_US);
 		if (n) {
 			idle_since = ktime_get_ns();
 			contended_since = 0;
@@ -331,7 +347,7 @@ sleep:
 			swr_poll_sleep(p);
 			if (kthread_should_stop())
 				break;
-			swr_poll_pass(p, &bulk);
+			swr_poll_pass(p, &bulk, &held);
 			if (single_task_running())
 				break;
 			swr_poll_back_off(p, ktime_get_ns());
