@@ -215,6 +215,12 @@ static u64 swr_cc_ns(u64 bytes, u64 kbps)
 	return div64_u64(bytes * 8 * USEC_PER_SEC, kbps);
 }
 
+/* A moving average: @avg <- @avg - @avg / 2^@shift + @sample / 2^@shift. */
+static u64 swr_cc_smooth(u64 avg, u64 sample, u32 shift)
+{
+	return avg ? avg - (avg >> shift) + (sample >> shift) : sample;
+}
+
 /*
  * The period of parameter @param for @rp: at least one round trip. DCQCN's
  * timers assume a fabric's microsecond round trips; a software device's
@@ -368,8 +374,7 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 		 */
 		sample = div64_u64(rp->win_bytes * 8 * USEC_PER_SEC,
 				   now - rp->win_ts);
-		rp->meas = rp->meas ? rp->meas - (rp->meas >> 2) + (sample >> 2) :
-			   sample;
+		rp->meas = swr_cc_smooth(rp->meas, sample, 2);
 		rp->win_ts = now;
 		rp->win_bytes = 0;
 	}
@@ -390,7 +395,7 @@ void swr_cc_rtt(struct swr_qp *qp, u64 ns)
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
 
 	/* srtt <- 7/8 srtt + 1/8 sample, as TCP smooths */
-	rp->srtt = rp->srtt ? rp->srtt - (rp->srtt >> 3) + (ns >> 3) : ns;
+	rp->srtt = swr_cc_smooth(rp->srtt, ns, 3);
 }
 
 u32 swr_cc_rtt_us(struct swr_qp *qp)
