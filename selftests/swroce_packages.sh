@@ -86,6 +86,38 @@ rm -f /etc/libibverbs.d/swroce.driver "$libdir"/libswroce-rdmav34.so
 ! modprobe -n -q swroce && ! lsmod | grep -q '^swroce '
 tap_ok $? "before: no swroce module for modprobe to find, none loaded"
 
+# apt_beside VERSION: simulate installing the provider package on this
+# system as if every rdma-core package here were at VERSION (a copy of
+# dpkg's status with the installed release's version replaced); apt's
+# exit status. Nothing is installed.
+apt_beside() {
+	local st=$log/status-$1 ev
+	ev=$(printf '%s' "$ibv_ver" | sed 's/[.[\*^$]/\\&/g')
+	sed "s/$ev/$1/g" /var/lib/dpkg/status >"$st"
+	apt-get -o Dir::State::status="$st" --simulate install \
+		--no-install-recommends "${prov_deb[0]}" >"$log/apt-$1.log" 2>&1
+}
+
+# The provider speaks libibverbs' private ABI IBVERBS_PRIVATE_34 (rdma-core
+# up to 56; 57 replaced it): apt refuses it beside libibverbs 57 and
+# accepts it beside 56.
+ibv_ver=$(dpkg-query -W -f='${Version}' libibverbs1)
+dep=$(dpkg-deb -f "${prov_deb[0]}" Depends)
+echo "# Depends: $dep"
+[[ "$dep" == *"libibverbs1 (<< 57~)"* ]]
+tap_ok $? "the provider package depends on libibverbs1 (<< 57~)"
+if ! apt_beside 57.0-1 && grep -q 'ibverbs-providers-swroce : Depends: libibverbs1 (< 57~) but 57.0-1' \
+		"$log/apt-57.0-1.log"; then
+	tap_ok 0 "apt refuses the provider beside libibverbs1 57.0-1 (private ABI 57)"
+else
+	sed 's/^/# /' "$log/apt-57.0-1.log" | tail -n 8
+	tap_ok 1 "apt refuses the provider beside libibverbs1 57.0-1 (private ABI 57)"
+fi
+apt_beside 56.0-1
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$log/apt-56.0-1.log" | tail -n 8
+tap_ok $rc "apt accepts it beside libibverbs1 56.0-1 (private ABI 34, as $ibv_ver)"
+
 # Debian's dkms postinst builds for the running kernel and the newest one
 # it finds by /boot/config-*: with the scope "running", the other kernels'
 # config files read as absent (a bind mount of /dev/null, undone at the

@@ -13,6 +13,13 @@
 # run, and for each other release of the default list the row of its last
 # run (a run of a few releases leaves the others' results). Exit status 1
 # when a release of this run failed a column. Not part of make check.
+#
+# RDMA_CORE_PROVIDER=debian: instead of a provider built against each
+# release, the one `make provider` builds against Debian 12's libibverbs
+# (what the ibverbs-providers-swroce package ships), put beside every
+# release of the same private ABI (IBVERBS_PRIVATE_34: v39..v56); the
+# others are skipped. This is what justifies the package's dependency
+# range. Its table goes to build/results/<kver>/rdma-core-debian/.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
@@ -21,14 +28,21 @@ all_releases="v39.0 v44.0 v50.0 v56.0 v57.0 v59.0 v64.0"
 releases=${RDMA_CORE_RELEASES:-$all_releases}
 kver=$(tools/kernels.sh resolve "${RDMA_CORE_KERNEL:-$(tools/kernels.sh series | awk '{print $1}')}") ||
 	{ echo "check-rdma-core: no installed kernel" >&2; exit 1; }
-out=$top/build/results/$kver/rdma-core
+mode=${RDMA_CORE_PROVIDER:-release}
+case "$mode" in
+release) out=$top/build/results/$kver/rdma-core ;;
+debian) out=$top/build/results/$kver/rdma-core-debian
+	nice -n 19 make -s provider >/dev/null ||
+		{ echo "check-rdma-core: make provider failed" >&2; exit 1; } ;;
+*) echo "check-rdma-core: RDMA_CORE_PROVIDER is release or debian" >&2; exit 1 ;;
+esac
 mkdir -p "$out"
 start=$(date +%s)
 
 # build_one TAG: the release and our provider in it; "PABI yes|no" to
 # $out/TAG/build.tsv
 build_one() {
-	local tag=$1 tree=build/rdma-core/$1 log=$out/$1/build.log pabi='?' so
+	local tag=$1 tree=build/rdma-core/$1 log=$out/$1/build.log pabi='?' so src
 	echo "? no" >"$out/$tag/build.tsv"
 	if ! nice -n 19 tools/rdma-core/build.sh "$tag" >"$log" 2>&1; then
 		echo "check-rdma-core: rdma-core $tag does not build ($log)"
@@ -37,16 +51,25 @@ build_one() {
 	pabi=$(sed -n 's/^#define IBVERBS_PABI_VERSION \([0-9]*\).*/\1/p' \
 		"$tree/build/include/config.h")
 	echo "$pabi no" >"$out/$tag/build.tsv"
-	if ! nice -n 19 make -s provider RDMA_CORE="$tree" >>"$log" 2>&1; then
+	so=libswroce-rdmav$pabi.so
+	if [ "$mode" = debian ]; then
+		if [ "$pabi" != 34 ]; then
+			echo "check-rdma-core: $tag has private ABI $pabi, not Debian 12's 34: skipped"
+			rm -rf "${out:?}/$tag"
+			return 1
+		fi
+		src=providers/swroce/$so
+	elif nice -n 19 make -s provider RDMA_CORE="$tree" >>"$log" 2>&1; then
+		src=build/provider/$tag/$so
+	else
 		echo "check-rdma-core: the provider does not build against $tag ($log)"
 		return 1
 	fi
-	so=libswroce-rdmav$pabi.so
-	install -m 0644 "build/provider/$tag/$so" "$tree/build/lib/$so" &&
+	install -m 0644 "$src" "$tree/build/lib/$so" &&
 		echo "driver swroce" >"$tree/build/etc/libibverbs.d/swroce.driver" ||
 		return 1
 	echo "$pabi yes" >"$out/$tag/build.tsv"
-	echo "check-rdma-core: $tag (PABI $pabi): $(grep -m1 "^rdma-core $tag: built" "$log"), provider $so"
+	echo "check-rdma-core: $tag (PABI $pabi): $(grep -m1 "^rdma-core $tag: built" "$log"), provider $src"
 }
 
 ok_tags=()
@@ -72,7 +95,11 @@ fi
 rc=0
 this_run=''
 {
-	echo "# The provider with each rdma-core release ($kver)"
+	if [ "$mode" = debian ]; then
+		echo "# Debian 12's provider (built against libibverbs 44) with each rdma-core release of its private ABI ($kver)"
+	else
+		echo "# The provider with each rdma-core release ($kver)"
+	fi
 	echo
 	echo "| release | PABI | builds | loads | pingpong | suite passed | failed | skipped |"
 	echo "|---|---|---|---|---|---|---|---|"
