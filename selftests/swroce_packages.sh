@@ -98,25 +98,30 @@ apt_beside() {
 		--no-install-recommends "${prov_deb[0]}" >"$log/apt-$1.log" 2>&1
 }
 
-# The provider speaks libibverbs' private ABI IBVERBS_PRIVATE_34 (rdma-core
-# up to 56; 57 replaced it): apt refuses it beside libibverbs 57 and
-# accepts it beside 56.
+# The provider is built for one libibverbs release (its private structs'
+# layouts change between releases, even under one private ABI version):
+# apt refuses it beside the next release and accepts it beside a later
+# Debian revision of the same release. (An older release cannot be faked:
+# other packages here depend on ibverbs-providers >= 43.)
 ibv_ver=$(dpkg-query -W -f='${Version}' libibverbs1)
+ibv_major=${ibv_ver%%.*}
 dep=$(dpkg-deb -f "${prov_deb[0]}" Depends)
 echo "# Depends: $dep"
-[[ "$dep" == *"libibverbs1 (<< 57~)"* ]]
-tap_ok $? "the provider package depends on libibverbs1 (<< 57~)"
-if ! apt_beside 57.0-1 && grep -q 'ibverbs-providers-swroce : Depends: libibverbs1 (< 57~) but 57.0-1' \
-		"$log/apt-57.0-1.log"; then
-	tap_ok 0 "apt refuses the provider beside libibverbs1 57.0-1 (private ABI 57)"
+[[ "$dep" == *"libibverbs1 (>= $ibv_major), libibverbs1 (<< $((ibv_major + 1))~)"* ]]
+tap_ok $? "the provider package depends on libibverbs1 $ibv_major.x (>= $ibv_major, << $((ibv_major + 1))~)"
+v=$((ibv_major + 1)).0-1
+if ! apt_beside "$v" && grep -q "ibverbs-providers-swroce : Depends: libibverbs1 .* but $v" \
+		"$log/apt-$v.log"; then
+	tap_ok 0 "apt refuses the provider beside libibverbs1 $v"
 else
-	sed 's/^/# /' "$log/apt-57.0-1.log" | tail -n 8
-	tap_ok 1 "apt refuses the provider beside libibverbs1 57.0-1 (private ABI 57)"
+	sed 's/^/# /' "$log/apt-$v.log" | tail -n 8
+	tap_ok 1 "apt refuses the provider beside libibverbs1 $v"
 fi
-apt_beside 56.0-1
+v=$ibv_ver+swroce1
+apt_beside "$v"
 rc=$?
-[ $rc -eq 0 ] || sed 's/^/# /' "$log/apt-56.0-1.log" | tail -n 8
-tap_ok $rc "apt accepts it beside libibverbs1 56.0-1 (private ABI 34, as $ibv_ver)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$log/apt-$v.log" | tail -n 8
+tap_ok $rc "apt accepts it beside libibverbs1 $v (the same release)"
 
 # Debian's dkms postinst builds for the running kernel and the newest one
 # it finds by /boot/config-*: with the scope "running", the other kernels'

@@ -18,8 +18,10 @@
 # release, the one `make provider` builds against Debian 12's libibverbs
 # (what the ibverbs-providers-swroce package ships), put beside every
 # release of the same private ABI (IBVERBS_PRIVATE_34: v39..v56); the
-# others are skipped. This is what justifies the package's dependency
-# range. Its table goes to build/results/<kver>/rdma-core-debian/.
+# others are skipped. It shows whether one build serves several releases
+# (it does not: the package depends on the release it was built against,
+# debian/rules says why). Its table goes to
+# build/results/<kver>/rdma-core-debian/.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
