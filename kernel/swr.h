@@ -196,6 +196,13 @@ struct swr_dev {
 
 	/* Congestion control parameters (swr_cc.h), sysfs swroce/cc_*. */
 	u32 cc[SWR_CC_NPARAMS];
+	/*
+	 * The round trip of all its QPs' probes, smoothed (swr_cc_rtt()):
+	 * the increase timer's period, the same for every QP. Updated by
+	 * whichever context holds a QP's sq_lock, without a lock of its own:
+	 * two updates at once lose one sample, which an estimate can afford.
+	 */
+	atomic64_t cc_srtt;
 
 	/*
 	 * Last port state reported through an async event, so that a

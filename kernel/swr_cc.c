@@ -240,12 +240,12 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u64 lo = (u64)swr_cc(sdev, SWR_CC_MIN_MBPS) * 1000;
 	u64 hi = (u64)swr_cc(sdev, SWR_CC_MAX_MBPS) * 1000;
-	u32 g = swr_cc(sdev, SWR_CC_G_SHIFT);
 
 	if (!rp->rc) {
 		/* The first: from the rate the QP sends at. */
 		rp->rc = clamp_t(u64, rp->meas ? rp->meas : hi, lo, hi);
 		rp->alpha = SWR_CC_ALPHA_ONE;
+		rp->alpha_ts = now;
 		rp->cut_ts = 0;
 		rp->vt = now;
 	} else if (rp->meas && rp->meas < rp->rc) {
@@ -266,9 +266,8 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 		rp->bytes = 0;
 		rp->timer_ts = now;
 	}
-	/* alpha <- (1 - g) alpha + g */
-	rp->alpha = rp->alpha - (rp->alpha >> g) + (SWR_CC_ALPHA_ONE >> g);
-	rp->alpha_ts = now;
+	/* The alpha period in progress saw a CNP (swr_cc_age()). */
+	rp->cnp_seen = true;
 }
 
 /* A rate increase event (timer or byte counter). */
@@ -295,7 +294,14 @@ static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
 		rp->rc = 0;
 }
 
-/* alpha decays, and the timer raises the rate, as time passes. */
+/*
+ * alpha follows, once per alpha period, whether CNPs came in it:
+ * alpha <- (1 - g) alpha + g after a period with CNPs, (1 - g) alpha after
+ * one without; so it estimates the share of periods that saw congestion,
+ * and a cut takes alpha / 2 of the rate. (Raising it per CNP instead
+ * would count a burst of CNPs, one per CNP interval, as many periods, and
+ * cut by half where a tenth would do.) The timer raises the rate.
+ */
 static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 {
 	u64 period = swr_cc_period(sdev, rp, SWR_CC_ALPHA_US);
@@ -308,10 +314,20 @@ static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 			break;
 		}
 		rp->alpha -= rp->alpha >> g;
+		if (rp->cnp_seen)
+			rp->alpha += SWR_CC_ALPHA_ONE >> g;
+		rp->cnp_seen = false;
 		rp->alpha_ts += period;
 	}
 
-	period = swr_cc_period(sdev, rp, SWR_CC_TIMER_US);
+	/*
+	 * The timer's period is the device's round trip, not the QP's: AIMD
+	 * converges to fair shares when every flow increases as often, and a
+	 * flow whose own round trip measured longer would grow slower, stay
+	 * smaller, and so measure longer still.
+	 */
+	period = max_t(u64, (u64)swr_cc(sdev, SWR_CC_TIMER_US) * NSEC_PER_USEC,
+		       atomic64_read(&sdev->cc_srtt));
 	for (i = 0; rp->rc && now - rp->timer_ts >= period; i++) {
 		if (i == SWR_CC_CATCHUP) {
 			rp->timer_ts = now;
@@ -393,9 +409,11 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 void swr_cc_rtt(struct swr_qp *qp, u64 ns)
 {
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
+	atomic64_t *dev_srtt = &swr_qp_dev(qp)->cc_srtt;
 
 	/* srtt <- 7/8 srtt + 1/8 sample, as TCP smooths */
 	rp->srtt = swr_cc_smooth(rp->srtt, ns, 3);
+	atomic64_set(dev_srtt, swr_cc_smooth(atomic64_read(dev_srtt), ns, 3));
 }
 
 u32 swr_cc_rtt_us(struct swr_qp *qp)

@@ -55,6 +55,7 @@ struct swr_cc_rp {
 	u64 rc;			/* current rate */
 	u64 rt;			/* target rate */
 	u32 alpha;		/* congestion estimate, 1 << 10 = 1.0 */
+	bool cnp_seen;		/* CNPs in the current alpha period */
 	u32 t_stage;		/* increase events by the timer since a cut */
 	u32 b_stage;		/* ... by the byte counter */
 	u64 bytes;		/* sent since the last byte-counter event */

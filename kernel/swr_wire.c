@@ -658,27 +658,34 @@ static void swr_wire_count_nak(struct swr_qp *qp, u8 syn)
 }
 
 /*
- * The responder has every PSN before @psn: forward progress when that is
- * news, also within a message (a coalesced ACK, a NAK further on).
+ * The responder has every PSN before @psn (said by a response that arrived
+ * at @rx_ns): forward progress when that is news, also within a message
+ * (a coalesced ACK, a NAK further on).
  */
-static bool swr_wire_acked(struct swr_qp *qp, u32 psn)
+static bool swr_wire_acked(struct swr_qp *qp, u32 psn, u64 rx_ns)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
 
 	if (swr_psn_diff(psn, wr->acked_psn) <= 0)
 		return false;
 	wr->acked_psn = psn;
-	/* The probe answered: a round trip for congestion control. */
+	/*
+	 * The probe answered: a round trip for congestion control, ending
+	 * when the answer arrived, not when this QP's turn came to read it
+	 * (later for a QP further down the poller's list: its periods would
+	 * stretch, and it would grow slower than the others).
+	 */
 	if (wr->rtt_ts && swr_psn_diff(psn, wr->rtt_psn) > 0) {
-		swr_cc_rtt(qp, ktime_get_ns() - wr->rtt_ts);
+		if (rx_ns > wr->rtt_ts)
+			swr_cc_rtt(qp, rx_ns - wr->rtt_ts);
 		wr->rtt_ts = 0;
 	}
 	return true;
 }
 
-/* An ACK, NAK or RNR NAK for @psn. True on forward progress. */
+/* An ACK, NAK or RNR NAK for @psn, arrived at @rx_ns. True on progress. */
 static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
-			     u32 psn, u8 syn)
+			     u32 psn, u8 syn, u64 rx_ns)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
 	struct swr_wire_ent *e;
@@ -692,7 +699,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 			return false;
 		}
-		progress = swr_wire_acked(qp, (psn + 1) & SWR_PSN_MASK);
+		progress = swr_wire_acked(qp, (psn + 1) & SWR_PSN_MASK, rx_ns);
 		if (!progress)
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 		for (i = wr->head; i != wr->tail; i++) {
@@ -712,7 +719,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 		if (!e)
 			return false;
 		progress = swr_wire_implicit(qp, idx);
-		progress |= swr_wire_acked(qp, psn);
+		progress |= swr_wire_acked(qp, psn, rx_ns);
 		swr_wire_retire_done(qp);
 		if (!wr->rnr_left) {
 			if (wr->head == idx)
@@ -745,7 +752,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			 */
 			if (wr->nak_seen && wr->nak_psn == psn)
 				return progress;
-			progress |= swr_wire_acked(qp, psn);
+			progress |= swr_wire_acked(qp, psn, rx_ns);
 			wr->nak_seen = true;
 			wr->nak_psn = psn;
 			i = swr_wire_first_open(qp, idx);
@@ -865,7 +872,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 
 	switch (op) {
 	case SWR_OP_ACK:
-		progress = swr_wire_req_ack(qp, p, psn, syn);
+		progress = swr_wire_req_ack(qp, p, psn, syn, cb->rx_ns);
 		break;
 
 	case SWR_OP_READ_RESP_FIRST:

@@ -50,6 +50,7 @@
 
 /* What a queued response skb carries (skb->cb). */
 struct swr_wire_cb {
+	u64 rx_ns;		/* a response's arrival (its round trip's end) */
 	u32 hdr_off;		/* BTH offset from skb->data */
 	u32 paylen;
 	u8 hdr_len;

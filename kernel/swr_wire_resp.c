@@ -883,6 +883,7 @@ static bool swr_wire_queue_resp(struct swr_qp *qp, struct swr_rx *rx)
 {
 	struct swr_wire_cb *cb = swr_wire_cb(rx->skb);
 
+	cb->rx_ns = ktime_get_ns();
 	cb->hdr_off = rx->hdr - rx->skb->data;
 	cb->hdr_len = rx->op->hdr_len;
 	cb->paylen = rx->paylen;
