@@ -216,10 +216,12 @@ step qdisc selftests/swroce_qdisc.sh
 # Congestion control piece by piece: parameters, ECT, CNPs, the switches.
 step cc-basic selftests/swroce_cc_basic.sh
 # Congestion control (issue 14): 2 and 4 RC WRITE flows through a tbf
-# bottleneck with a red/ecn child, CC on and off (fairness, utilisation,
-# drops, CNPs; CSV and plots in build/results/<kver>/cc/). Only when named
-# (make check-cc) until the issue's targets hold (Documentation/congestion.rst).
-if [[ "$only" == *" cc "* ]]; then
+# bottleneck with an fq_codel child that marks CE, CC on and off
+# (fairness, utilisation, drops, CNPs; CSV and plots in
+# build/results/<kver>/cc/; Documentation/congestion.rst). Its figures are
+# rates: not on the debug kernel (KASAN and lockdep slow the guest below
+# the bottleneck's 100 Mbit/s) unless named.
+if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" cc "* ]]; then
 	step cc selftests/swroce_cc.sh
 fi
 
