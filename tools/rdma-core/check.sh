@@ -115,8 +115,11 @@ this_run=''
 			IFS=$'\t' read -r loads pp suite <"$out/$tag/result.tsv"
 		fi
 		bad=0
-		if [[ "$suite" =~ ^suite:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		if [[ "$suite" =~ ^suite:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped(,\ ([0-9]+)\ xfail)? ]]; then
 			cols="${BASH_REMATCH[1]} | ${BASH_REMATCH[2]} | ${BASH_REMATCH[3]}"
+			# expected failures (xfail-TAG.txt), each with its reason
+			[ "${BASH_REMATCH[5]:-0}" = 0 ] ||
+				cols+=" (+${BASH_REMATCH[5]} expected failure)"
 			[ "${BASH_REMATCH[2]}" = 0 ] || bad=1
 		else
 			cols="${suite:--} | - | -"
