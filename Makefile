@@ -23,8 +23,9 @@
 #                   in build/deb
 #   make check-packages  the packages step alone, DKMS seeing every
 #                   installed kernel (make check: the running one)
-#   make check-cc   the congestion-control step alone (ECN, CNPs, DCQCN
-#                   through a tbf + fq_codel bottleneck; also in make check)
+#   make check-cc   the congestion-control step alone on both kernels (ECN,
+#                   CNPs, DCQCN through a tbf + fq_codel bottleneck; make
+#                   check runs it on 6.12)
 #   make check-rdma-core  the provider with rdma-core v39 .. v64, each built
 #                   from source (cached in build/rdma-core): ibv_devinfo,
 #                   ibv_rc_pingpong, that release's test suite, in a guest

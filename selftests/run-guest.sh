@@ -220,8 +220,11 @@ step cc-basic selftests/swroce_cc_basic.sh
 # (fairness, utilisation, drops, CNPs; CSV and plots in
 # build/results/<kver>/cc/; Documentation/congestion.rst). Its figures are
 # rates: not on the debug kernel (KASAN and lockdep slow the guest below
-# the bottleneck's 100 Mbit/s) unless named.
-if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" cc "* ]]; then
+# the bottleneck's 100 Mbit/s), and not yet on 6.1, whose slower guest
+# fails the 4-flow case in about one run of three (J down to 0.88, or a
+# few hundred drops), unless named (make check-cc runs both kernels).
+if [[ "$only" == *" cc "* ]] ||
+   { [[ "$kver" != *-swroce-debug ]] && [[ "$kver" != 6.1.* ]]; }; then
 	step cc selftests/swroce_cc.sh
 fi
 

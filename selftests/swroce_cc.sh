@@ -82,7 +82,7 @@ log=$out/log
 RATE=${CC_RATE:-100mbit}
 SIZE=65536	# bytes per RDMA WRITE
 GAP=2		# seconds between flow starts
-SETTLE=2	# seconds from the last flow's start to the window
+SETTLE=4	# seconds from the last flow's start to the window
 WIN=5		# the measurement window, seconds
 PORT0=18515	# flow k's TCP port: PORT0 + k
 NSA=cca NSB=ccb IFA=ccva IFB=ccvb DEVA=cca0 DEVB=ccb0
