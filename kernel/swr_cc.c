@@ -222,16 +222,16 @@ static u64 swr_cc_smooth(u64 avg, u64 sample, u32 shift)
 }
 
 /*
- * The period of parameter @param for @rp: at least one round trip. DCQCN's
+ * The period of parameter @param: at least one round trip, @rtt. DCQCN's
  * timers assume a fabric's microsecond round trips; a software device's
  * take milliseconds (queues in a qdisc, an emulated CPU), and a period
  * shorter than the round trip acts on news the last change has not yet
  * had time to make (cutting again before the first cut could show).
  */
-static u64 swr_cc_period(struct swr_dev *sdev, const struct swr_cc_rp *rp,
-			 enum swr_cc_param param)
+static u64 swr_cc_period(struct swr_dev *sdev, enum swr_cc_param param,
+			 u64 rtt)
 {
-	return max_t(u64, (u64)swr_cc(sdev, param) * NSEC_PER_USEC, rp->srtt);
+	return max_t(u64, (u64)swr_cc(sdev, param) * NSEC_PER_USEC, rtt);
 }
 
 /* CNPs arrived: cut the rate (at most once per reduce period). */
@@ -240,6 +240,7 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u64 lo = (u64)swr_cc(sdev, SWR_CC_MIN_MBPS) * 1000;
 	u64 hi = (u64)swr_cc(sdev, SWR_CC_MAX_MBPS) * 1000;
+	u64 period;
 
 	if (!rp->rc) {
 		/* The first: from the rate the QP sends at. */
@@ -255,8 +256,8 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 		 */
 		rp->rc = max(rp->meas, lo);
 	}
-	if (!rp->cut_ts ||
-	    now - rp->cut_ts >= swr_cc_period(sdev, rp, SWR_CC_REDUCE_US)) {
+	period = swr_cc_period(sdev, SWR_CC_REDUCE_US, rp->srtt);
+	if (!rp->cut_ts || now - rp->cut_ts >= period) {
 		rp->cut_ts = now;
 		rp->rt = rp->rc;
 		rp->rc -= (rp->rc * rp->alpha) / (2 * SWR_CC_ALPHA_ONE);
@@ -282,11 +283,14 @@ static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
 	else if (max(rp->t_stage, rp->b_stage) > f)
 		rp->rt += (u64)swr_cc(sdev, SWR_CC_AI_MBPS) * 1000;
 	/*
-	 * Not beyond twice what the QP sends: an allowance it does not use
-	 * would let it burst far above its share once the CPU is free.
+	 * Not beyond what the QP sends plus a quarter: an allowance it does
+	 * not use would let it burst above its share once the CPU is free,
+	 * and every QP at once (4 QPs short of CPU, each allowed twice what
+	 * it sent, had twice the link between them, and when the CPU came
+	 * back the queue overflowed before the first CNPs).
 	 */
 	if (rp->meas)
-		rp->rt = max(min(rp->rt, 2 * rp->meas), lo);
+		rp->rt = max(min(rp->rt, rp->meas + (rp->meas >> 2)), lo);
 	rp->rt = min(rp->rt, hi);
 	rp->rc = (rp->rt + rp->rc) / 2;
 	/* Back at the top: not limited any more. */
@@ -304,7 +308,7 @@ static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
  */
 static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 {
-	u64 period = swr_cc_period(sdev, rp, SWR_CC_ALPHA_US);
+	u64 period = swr_cc_period(sdev, SWR_CC_ALPHA_US, rp->srtt);
 	u32 g = swr_cc(sdev, SWR_CC_G_SHIFT), i;
 
 	for (i = 0; now - rp->alpha_ts >= period; i++) {
@@ -326,8 +330,8 @@ static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 	 * flow whose own round trip measured longer would grow slower, stay
 	 * smaller, and so measure longer still.
 	 */
-	period = max_t(u64, (u64)swr_cc(sdev, SWR_CC_TIMER_US) * NSEC_PER_USEC,
-		       atomic64_read(&sdev->cc_srtt));
+	period = swr_cc_period(sdev, SWR_CC_TIMER_US,
+			       atomic64_read(&sdev->cc_srtt));
 	for (i = 0; rp->rc && now - rp->timer_ts >= period; i++) {
 		if (i == SWR_CC_CATCHUP) {
 			rp->timer_ts = now;
