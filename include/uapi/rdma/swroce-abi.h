@@ -188,6 +188,16 @@ struct swroce_user_ring {
 	__aligned_u64 length;
 };
 
+/*
+ * Not a kernel interface, but the provider's to applications: the
+ * resource_type the provider passes to a parent domain's custom allocator
+ * (ibv_alloc_parent_domain(3)) for each ring, numbered as the low bits of
+ * mlx5dv's MLX5DV_RES_TYPE_*; libibverbs defines no common values.
+ */
+#define SWROCE_RES_TYPE_QP	1	/* a QP's send or receive ring */
+#define SWROCE_RES_TYPE_SRQ	4
+#define SWROCE_RES_TYPE_CQ	5
+
 /* Completion queue ------------------------------------------------------ */
 
 /* swroce_cqe.flags */
