@@ -259,7 +259,7 @@ static int swr_create_cq_raw(int fd, uint32_t cqe,
 			     sizeof(*resp));
 }
 
-/* A CQ of 64 entries: 256 + 64 * 64 bytes, two pages of 4 KiB. */
+/* A CQ's ring in user memory (the test's CQs have 128 entries). */
 static struct swroce_create_cq_cmd user_cq(void *addr, uint64_t length)
 {
 	struct swroce_create_cq_cmd c = {
@@ -273,12 +273,14 @@ static struct swroce_create_cq_cmd user_cq(void *addr, uint64_t length)
 TEST_F(uverbs, user_ring_cq)
 {
 	size_t pg = sysconf(_SC_PAGESIZE), len = 2 * pg;
+	size_t ring = sizeof(struct swroce_cq_ring) +
+		      128 * sizeof(struct swroce_cqe);
 	struct swroce_create_cq_cmd c;
 	struct ctx_resp cresp;
 	struct cq_resp resp;
 	uint8_t *buf, *ro;
 
-	ASSERT_EQ(4096, pg);
+	ASSERT_EQ(len, (ring + pg - 1) / pg * pg);	/* 4 KiB pages */
 	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
 				     &cresp, sizeof(cresp)));
 	buf = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
@@ -290,41 +292,41 @@ TEST_F(uverbs, user_ring_cq)
 
 	/* not page aligned; a page short, a page over, a byte short */
 	c = user_cq(buf + 64, len);
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq(buf, len - pg);
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq(buf, len + pg);
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq(buf, len - 1);
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	/* memory the process cannot write, or does not have */
 	c = user_cq(ro, len);
-	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq((void *)(uintptr_t)pg, len);
-	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	/* an unknown bit, a reserved field, a ring without its bit */
 	c = user_cq(buf, len);
 	c.comp_mask |= 1U << 1;
-	EXPECT_EQ(-EOPNOTSUPP, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EOPNOTSUPP, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq(buf, len);
 	c.reserved_0 = 1;
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	c = user_cq(buf, len);
 	c.comp_mask = 0;
-	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 64, &c, &resp));
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
 	/* nothing was taken: the memory is as it was */
 	EXPECT_EQ(-1, swr_check_byte(buf, 3 * pg, 0xa5));
 
 	/* the right ring: taken in place, zeroed, nothing to map */
 	c = user_cq(buf, len);
-	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 64, &c, &resp));
-	EXPECT_EQ(64, resp.drv.num_cqe);
+	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	EXPECT_EQ(128, resp.drv.num_cqe);
 	EXPECT_EQ(0, resp.drv.mmap_offset);
 	EXPECT_EQ(0, resp.drv.mmap_size);
 	EXPECT_EQ(-1, swr_check_byte(buf, len, 0));
 	EXPECT_EQ(-1, swr_check_byte(buf + len, pg, 0xa5));
 	/* an old provider's command (none) still gets a kernel ring */
-	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 64, NULL, &resp));
+	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 128, NULL, &resp));
 	EXPECT_EQ(len, resp.drv.mmap_size);
 
 	/* closing the file destroys the CQs: the pinned ring is released */
