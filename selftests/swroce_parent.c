@@ -14,8 +14,9 @@
  * its resource type. The kernel's indices turning up in that memory prove
  * the rings run there. Also: IBV_ALLOCATOR_USE_DEFAULT (kernel rings,
  * nothing freed), an allocator that fails (the create fails, what it
- * gave back), rings in a 2 MiB huge page, and a ring the process unmaps
- * before the kernel is done with it. The raw commands with bad rings are
+ * gave back), a resize (the kernel's ring takes over), rings in a 2 MiB
+ * huge page, and a ring the process unmaps before the kernel is done
+ * with it. The raw commands with bad rings are
  * in swroce_udata.c.
  */
 #include <stdint.h>
@@ -389,10 +390,13 @@ static void ra_check_freed(struct __test_metadata *_metadata,
 	}
 }
 
-/* An RC pair through @pp: its extended CQs too, the server on @srq. */
+/*
+ * An RC pair through @pp, its extended CQs too, the server on @srq, and
+ * buffers of BUFSZ registered through @pp.
+ */
 static void ra_pair(struct __test_metadata *_metadata, struct swr_pair *p,
-		    struct ibv_context *ctx, struct ibv_pd *pp,
-		    struct ibv_srq *srq)
+		    struct swr_bufs *b, struct ibv_context *ctx,
+		    struct ibv_pd *pp, struct ibv_srq *srq)
 {
 	struct swr_qp_opts o = {
 		.cq_wc_flags = IBV_WC_STANDARD_FLAGS, .cq_of_pd = true,
@@ -407,6 +411,17 @@ static void ra_pair(struct __test_metadata *_metadata, struct swr_pair *p,
 	ret = swr_pair_create(p, &o);
 	ASSERT_EQ(0, ret) TH_LOG("QPs and CQs through the parent: %s",
 				 strerror(-ret));
+	ASSERT_EQ(0, swr_bufs_init(b, pp, BUFSZ, SWR_ALL_ACCESS));
+}
+
+/* One receive of the whole server buffer on the server's QP. */
+static int ra_post_recv(struct swr_pair *p, struct swr_bufs *b)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)b->sbuf, .length = b->len,
+			       .lkey = b->smr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(p->s.qp, &rwr, &bad);
 }
 
 /*
@@ -431,8 +446,7 @@ TEST_F(par, rings_in_allocator_memory)
 	ASSERT_NE(NULL, pp) TH_LOG("%s", strerror(errno));
 	srq = ibv_create_srq(pp, &sa);
 	ASSERT_NE(NULL, srq) TH_LOG("%s", strerror(errno));
-	ra_pair(_metadata, &p, self->ctx, pp, srq);
-	ASSERT_EQ(0, swr_bufs_init(&b, pp, BUFSZ, SWR_ALL_ACCESS));
+	ra_pair(_metadata, &p, &b, self->ctx, pp, srq);
 
 	EXPECT_EQ(1, ra.allocs[SWROCE_RES_TYPE_SRQ]);
 	EXPECT_EQ(4, ra.allocs[SWROCE_RES_TYPE_CQ]);
@@ -475,8 +489,7 @@ TEST_F(par, allocator_use_default)
 
 	pp = ra_parent(self->ctx, self->pd, NULL, &ra);
 	ASSERT_NE(NULL, pp) TH_LOG("%s", strerror(errno));
-	ra_pair(_metadata, &p, self->ctx, pp, NULL);
-	ASSERT_EQ(0, swr_bufs_init(&b, pp, BUFSZ, SWR_ALL_ACCESS));
+	ra_pair(_metadata, &p, &b, self->ctx, pp, NULL);
 	EXPECT_EQ(4, ra.allocs[SWROCE_RES_TYPE_CQ]);
 	EXPECT_EQ(4, ra.allocs[SWROCE_RES_TYPE_QP]);
 	EXPECT_EQ(0, ra.n);
@@ -530,6 +543,52 @@ TEST_F(par, allocator_fails)
 	ra_check_freed(_metadata, &ra);
 }
 
+/*
+ * Resizing a CQ whose ring is the allocator's: the completions not yet
+ * polled move to the kernel's new ring, and the old one is freed then.
+ */
+TEST_F(par, resize_leaves_allocator_ring)
+{
+	struct ring_alloc ra = {};
+	struct swr_pair p = {};
+	struct swr_bufs b = {};
+	struct ibv_pd *pp;
+	struct ibv_wc wc;
+	uint64_t end;
+	unsigned int i;
+
+	pp = ra_parent(self->ctx, self->pd, NULL, &ra);
+	ASSERT_NE(NULL, pp) TH_LOG("%s", strerror(errno));
+	ra_pair(_metadata, &p, &b, self->ctx, pp, NULL);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ra_post_recv(&p, &b));
+		ASSERT_EQ(0, swr_post_send1(p.c.qp, IBV_WR_SEND, i, b.cbuf,
+					    100, b.cmr->lkey, 0, 0,
+					    IBV_SEND_SIGNALED));
+		swr_t_wait_wc(_metadata, p.s.rcq, 0, IBV_WC_SUCCESS, NULL);
+	}
+	/* the client's send CQ (ring 0) holds three, unpolled */
+	end = swr_now_ms() + SWR_CQ_TIMEOUT_MS;
+	while (ra_idx(&ra, 0, 0) != 3 && swr_now_ms() < end)
+		usleep(1000);
+	ASSERT_EQ(3, ra_idx(&ra, 0, 0));
+
+	ASSERT_EQ(0, ibv_resize_cq(p.c.scq, 512));
+	EXPECT_EQ(1, ra.frees[SWROCE_RES_TYPE_CQ]);
+	EXPECT_TRUE(ra.r[0].freed);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, ibv_poll_cq(p.c.scq, 1, &wc));
+		EXPECT_EQ(i, wc.wr_id);
+		EXPECT_EQ(IBV_WC_SUCCESS, wc.status);
+	}
+	EXPECT_EQ(0, ibv_poll_cq(p.c.scq, 1, &wc));
+
+	swr_pair_destroy_qps(&p);
+	swr_bufs_fini(&b);
+	EXPECT_EQ(0, ibv_dealloc_pd(pp));
+	ra_check_freed(_metadata, &ra);
+}
+
 /* Rings carved from one 2 MiB huge page (MAP_HUGETLB). */
 TEST_F(par, rings_in_huge_page)
 {
@@ -547,8 +606,7 @@ TEST_F(par, rings_in_huge_page)
 	ra.arena = huge;
 	pp = ra_parent(self->ctx, self->pd, NULL, &ra);
 	ASSERT_NE(NULL, pp) TH_LOG("%s", strerror(errno));
-	ra_pair(_metadata, &p, self->ctx, pp, NULL);
-	ASSERT_EQ(0, swr_bufs_init(&b, pp, BUFSZ, SWR_ALL_ACCESS));
+	ra_pair(_metadata, &p, &b, self->ctx, pp, NULL);
 	ASSERT_EQ(8, ra.n);
 
 	par_traffic(_metadata, &p, &b, NULL, 10);
@@ -573,18 +631,13 @@ TEST_F(par, ring_unmapped_early)
 	struct ring_alloc ra = { .own_maps = true };
 	struct swr_pair p = {};
 	struct swr_bufs b = {};
-	struct ibv_sge sge;
-	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	struct ibv_pd *pp;
 	struct ibv_wc wc;
 	unsigned int i;
 
 	pp = ra_parent(self->ctx, self->pd, NULL, &ra);
 	ASSERT_NE(NULL, pp) TH_LOG("%s", strerror(errno));
-	ra_pair(_metadata, &p, self->ctx, pp, NULL);
-	ASSERT_EQ(0, swr_bufs_init(&b, pp, BUFSZ, SWR_ALL_ACCESS));
-	sge = (struct ibv_sge){ .addr = (uintptr_t)b.sbuf, .length = BUFSZ,
-				.lkey = b.smr->lkey };
+	ra_pair(_metadata, &p, &b, self->ctx, pp, NULL);
 
 	/* the client's send CQ: never polled from here on */
 	ASSERT_EQ(SWROCE_RES_TYPE_CQ, ra.r[0].type);
@@ -592,7 +645,7 @@ TEST_F(par, ring_unmapped_early)
 	ra.r[0].unmapped = true;
 	for (i = 0; i < 5; i++) {
 		swr_fill(b.cbuf, BUFSZ, (uint8_t)(i + 40));
-		ASSERT_EQ(0, ibv_post_recv(p.s.qp, &rwr, &bad));
+		ASSERT_EQ(0, ra_post_recv(&p, &b));
 		ASSERT_EQ(0, swr_post_send1(p.c.qp, IBV_WR_SEND, i, b.cbuf,
 					    1000 + i, b.cmr->lkey, 0, 0,
 					    IBV_SEND_SIGNALED));
