@@ -274,7 +274,7 @@ struct swr_ah {
  */
 struct swr_wq {
 	struct swroce_wq_ring *ring;
-	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel queue */
+	struct swr_ring_mem *mem;	/* NULL for a kernel queue */
 	u32 num_wqe;		/* slots, a power of two */
 	u32 wqe_shift;		/* log2 of the slot size */
 	u32 max_sge;
@@ -300,14 +300,14 @@ struct swr_cq {
 
 	/*
 	 * Serialises resize_cq calls, which the core lets run concurrently:
-	 * each swaps the ring and then reports ring and mmap entry to user
+	 * each swaps the ring and then reports the ring's mapping to user
 	 * space, which must be its own. Taken outside lock.
 	 */
 	struct mutex resize_mutex;
 	/* Protects everything below: CQE producers and resize. */
 	spinlock_t lock;
-	struct swroce_cq_ring *ring;	/* shared with user space if mmap */
-	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel CQ */
+	struct swroce_cq_ring *ring;	/* shared with user space if mem */
+	struct swr_ring_mem *mem;	/* NULL for a kernel CQ */
 	u32 num_cqe;		/* ring slots, a power of two */
 	u32 prod;		/* our producer index; the ring's is a copy */
 	u32 fired_seq;		/* arm sequence of the last event fired */
@@ -414,9 +414,14 @@ int swr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int swr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* swr_mmap.c: ring memory shared with user space */
+struct swr_ring_mem;
 void *swr_ring_alloc(struct ib_ucontext *uctx, size_t size,
-		     struct rdma_user_mmap_entry **entry);
-void swr_ring_free(void *vaddr, struct rdma_user_mmap_entry *entry);
+		     const struct swroce_user_ring *user,
+		     struct swr_ring_mem **mem);
+void swr_ring_free(void *vaddr, struct swr_ring_mem *mem);
+u64 swr_ring_mmap_offset(const struct swr_ring_mem *mem);
+u64 swr_ring_mmap_size(const struct swr_ring_mem *mem);
+struct ib_ucontext *swr_ring_ucontext(const struct swr_ring_mem *mem);
 int swr_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void swr_mmap_free(struct rdma_user_mmap_entry *entry);
 
@@ -428,7 +433,7 @@ int swr_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* swr_srq.c */
 int swr_wq_init(struct swr_wq *wq, struct ib_ucontext *uctx, u32 max_wr,
-		u32 max_sge);
+		u32 max_sge, const struct swroce_user_ring *user);
 void swr_wq_fini(struct swr_wq *wq);
 int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata);

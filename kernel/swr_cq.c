@@ -37,8 +37,8 @@ static int swr_cq_put_ring(struct swr_cq *cq, struct ib_udata *udata)
 {
 	struct swroce_create_cq_resp resp = {
 		.num_cqe = cq->num_cqe,
-		.mmap_offset = rdma_user_mmap_get_offset(cq->mmap),
-		.mmap_size = PAGE_ALIGN(swr_cq_ring_bytes(cq->num_cqe)),
+		.mmap_offset = swr_ring_mmap_offset(cq->mem),
+		.mmap_size = swr_ring_mmap_size(cq->mem),
 	};
 
 	BUILD_BUG_ON(sizeof(struct swroce_create_cq_resp) !=
@@ -55,8 +55,6 @@ static int swr_cq_check(struct ib_device *ibdev, int cqe,
 			struct ib_udata *udata, u32 *slots,
 			struct ib_ucontext **uctx)
 {
-	int err;
-
 	*slots = swr_cq_slots(cqe);
 	if (!*slots) {
 		ibdev_dbg(ibdev, "cq: %d entries\n", cqe);
@@ -65,9 +63,6 @@ static int swr_cq_check(struct ib_device *ibdev, int cqe,
 	*uctx = NULL;
 	if (!udata)
 		return 0;
-	err = swr_udata_no_cmd(ibdev, udata);
-	if (err)
-		return err;
 	if (udata->outlen < offsetofend(struct swroce_create_cq_resp,
 					mmap_size)) {
 		ibdev_dbg(ibdev, "cq: response of %zu bytes too short\n",
@@ -78,11 +73,30 @@ static int swr_cq_check(struct ib_device *ibdev, int cqe,
 	return 0;
 }
 
+/* Create's optional command: a ring in user memory, or NULL in @user. */
+static int swr_cq_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			  struct swroce_create_cq_cmd *cmd,
+			  const struct swroce_user_ring **user)
+{
+	int err;
+
+	*user = NULL;
+	if (!udata)
+		return 0;
+	err = swr_udata_get_cmd(ibdev, udata, cmd, sizeof(*cmd), 0);
+	return err ?: swr_udata_one_ring(ibdev, udata, cmd->comp_mask,
+					 cmd->reserved_0,
+					 SWROCE_CREATE_CQ_USER_RING,
+					 &cmd->ring, user);
+}
+
 int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibcq->device;
 	struct swr_cq *cq = to_swr_cq(ibcq);
+	const struct swroce_user_ring *user;
+	struct swroce_create_cq_cmd cmd;
 	struct ib_ucontext *uctx;
 	int err;
 
@@ -91,14 +105,17 @@ int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  attr->flags);
 		return -EOPNOTSUPP;
 	}
+	err = swr_cq_get_cmd(ibdev, udata, &cmd, &user);
+	if (err)
+		return err;
 	err = swr_cq_check(ibdev, attr->cqe, udata, &cq->num_cqe, &uctx);
 	if (err)
 		return err;
 
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
-	cq->ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(cq->num_cqe),
-				  &cq->mmap);
+	cq->ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(cq->num_cqe), user,
+				  &cq->mem);
 	if (IS_ERR(cq->ring))
 		return PTR_ERR(cq->ring);
 	ibcq->cqe = cq->num_cqe;
@@ -111,7 +128,7 @@ int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_free_ring:
-	swr_ring_free(cq->ring, cq->mmap);
+	swr_ring_free(cq->ring, cq->mem);
 	return err;
 }
 
@@ -120,7 +137,7 @@ int swr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct swr_cq *cq = to_swr_cq(ibcq);
 
 	/* The core destroys a CQ only once no QP or SRQ uses it. */
-	swr_ring_free(cq->ring, cq->mmap);
+	swr_ring_free(cq->ring, cq->mem);
 	mutex_destroy(&cq->resize_mutex);
 	return 0;
 }
@@ -165,13 +182,13 @@ static void swr_cq_settle(struct swr_cq *cq)
 
 /*
  * Move the completions user space has not consumed into @new_ring of
- * @slots entries and make it (published as @new_mmap) the CQ's ring;
+ * @slots entries and make it (its handle @new_mem) the CQ's ring;
  * under cq->lock. Refused
  * (EINVAL) when they would not fit, or when the consumer index user space
  * left in the ring is not within the outstanding range.
  */
 static int swr_cq_swap_ring(struct swr_cq *cq, struct swroce_cq_ring *new_ring,
-			    struct rdma_user_mmap_entry *new_mmap, u32 slots)
+			    struct swr_ring_mem *new_mem, u32 slots)
 {
 	struct ib_device *ibdev = cq->ibcq.device;
 	u32 cons, used, i;
@@ -192,7 +209,7 @@ static int swr_cq_swap_ring(struct swr_cq *cq, struct swroce_cq_ring *new_ring,
 	new_ring->prod.idx = used;
 
 	cq->ring = new_ring;
-	cq->mmap = new_mmap;
+	cq->mem = new_mem;
 	cq->num_cqe = slots;
 	cq->prod = used;
 	cq->ibcq.cqe = slots;
@@ -205,24 +222,32 @@ static int swr_cq_swap_ring(struct swr_cq *cq, struct swroce_cq_ring *new_ring,
  * only a read lock on the CQ's uobject, so resizes of one CQ may run
  * concurrently: resize_mutex makes each one, up to the response naming
  * its ring, a unit. Otherwise a resize could report the ring of another
- * one, or read an mmap entry that the other has already freed.
+ * one, or read an mmap entry that the other has already freed. The new
+ * ring is always the kernel's: a ring in user memory (a parent domain's
+ * allocator) is released here, and the provider maps the new one.
  */
 int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct swr_cq *cq = to_swr_cq(ibcq);
-	struct rdma_user_mmap_entry *new_mmap, *old_mmap;
+	struct swr_ring_mem *new_mem, *old_mem;
 	struct swroce_cq_ring *new_ring, *old_ring;
 	struct ib_ucontext *uctx;
 	unsigned long flags;
 	u32 slots;
 	int err;
 
+	if (udata) {
+		err = swr_udata_no_cmd(ibcq->device, udata);
+		if (err)
+			return err;
+	}
 	err = swr_cq_check(ibcq->device, cqe, udata, &slots, &uctx);
 	if (err)
 		return err;
 
 	mutex_lock(&cq->resize_mutex);
-	new_ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(slots), &new_mmap);
+	new_ring = swr_ring_alloc(uctx, swr_cq_ring_bytes(slots), NULL,
+				  &new_mem);
 	if (IS_ERR(new_ring)) {
 		err = PTR_ERR(new_ring);
 		goto out_unlock;
@@ -231,15 +256,15 @@ int swr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	old_ring = cq->ring;
-	old_mmap = cq->mmap;
-	err = swr_cq_swap_ring(cq, new_ring, new_mmap, slots);
+	old_mem = cq->mem;
+	err = swr_cq_swap_ring(cq, new_ring, new_mem, slots);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	if (err) {
-		swr_ring_free(new_ring, new_mmap);
+		swr_ring_free(new_ring, new_mem);
 		goto out_unlock;
 	}
 
-	swr_ring_free(old_ring, old_mmap);
+	swr_ring_free(old_ring, old_mem);
 	if (udata)
 		err = swr_cq_put_ring(cq, udata);
 out_unlock:
@@ -472,7 +497,7 @@ void swr_cq_clean(struct swr_cq *cq, u32 qpn)
 	unsigned long flags;
 	u32 i, keep;
 
-	if (cq->mmap)
+	if (cq->mem)
 		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	keep = cq->ring->cons.idx;

@@ -69,7 +69,7 @@ struct ib_dm *swr_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *uctx,
 		goto err_uncharge;
 	}
 	dm->size = size;
-	dm->vaddr = swr_ring_alloc(uctx, dm->size, &dm->entry);
+	dm->vaddr = swr_ring_alloc(uctx, dm->size, NULL, &dm->mem);
 	if (IS_ERR(dm->vaddr)) {
 		err = PTR_ERR(dm->vaddr);
 		goto err_free;
@@ -86,10 +86,10 @@ err_uncharge:
 int swr_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
 {
 	struct swr_dm *dm = to_swr_dm(ibdm);
-	struct swr_ucontext *uc = to_swr_ucontext(dm->entry->ucontext);
+	struct swr_ucontext *uc = to_swr_ucontext(swr_ring_ucontext(dm->mem));
 
 	atomic64_sub(dm->size, &uc->dm_bytes);
-	swr_ring_free(dm->vaddr, dm->entry);
+	swr_ring_free(dm->vaddr, dm->mem);
 	kfree(dm);
 	return 0;
 }
@@ -109,7 +109,7 @@ static int UVERBS_HANDLER(SWROCE_METHOD_DM_MAP)(struct uverbs_attr_bundle *attrs
 	if (IS_ERR(ibdm))
 		return PTR_ERR(ibdm);
 	dm = to_swr_dm(ibdm);
-	resp.mmap_offset = rdma_user_mmap_get_offset(dm->entry);
+	resp.mmap_offset = swr_ring_mmap_offset(dm->mem);
 	resp.mmap_size = dm->size;
 	resp.length = ibdm->length;
 	return uverbs_copy_to_struct_or_zero(attrs, SWROCE_ATTR_DM_MAP_RESP,

@@ -38,26 +38,54 @@
  * reference on each page inserted, so vfree() leaves them to the last
  * unmap. A process that destroys a queue and keeps its ring mapped keeps
  * valid (if useless) memory, never freed pages.
+ *
+ * Rings in user memory
+ * --------------------
+ * A custom allocator of a parent domain gives the provider memory for a
+ * ring, which the create command names (struct swroce_user_ring). The
+ * kernel pins it with ib_umem_get() (charged to RLIMIT_MEMLOCK like an MR,
+ * and to the context's ring cap like any ring), maps the pinned pages into
+ * kernel virtual space with vmap() and runs the ring there exactly as it
+ * runs one of its own vmalloc'd rings; the process writes it through its
+ * own mapping of the same pages. There is no mmap entry. The pin, not the
+ * process's mapping, keeps the pages: a process that unmaps or frees the
+ * memory before it destroys the queue loses its view of the ring, and the
+ * kernel writes into pages that are still its until vunmap() and
+ * ib_umem_release() on destroy. The memory must be page aligned and
+ * exactly the ring's size in whole pages (the sizes are the uAPI's), so
+ * that the ring starts where the process expects it and no page is
+ * pinned for nothing; hugetlbfs memory works as any other (the sg table
+ * is walked page by page). The kernel zeroes the ring when it takes it,
+ * as a fresh ring of its own is zero.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
 
 #include "swr.h"
 #include "swr_compat.h"
+#include "swr_mr.h"
 
 /* A user ring: charged, zeroed, and a refusal is quiet (see above). */
 #define SWR_RING_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | \
 			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-struct swr_mmap_entry {
-	struct rdma_user_mmap_entry rdma;
+/*
+ * A user queue's ring: either memory we allocated, published through
+ * rdma, or the process's own memory pinned in umem and mapped at vaddr.
+ */
+struct swr_ring_mem {
+	struct rdma_user_mmap_entry rdma;	/* not inserted when pinned */
+	struct ib_umem *umem;		/* a ring in user memory, or NULL */
+	struct ib_ucontext *uctx;
+	size_t size;			/* whole pages */
 	void *vaddr;
 };
 
-static struct swr_mmap_entry *to_swr_mmap(struct rdma_user_mmap_entry *e)
+static struct swr_ring_mem *to_swr_ring_mem(struct rdma_user_mmap_entry *e)
 {
-	return container_of(e, struct swr_mmap_entry, rdma);
+	return container_of(e, struct swr_ring_mem, rdma);
 }
 
 /* Count @size bytes against @uctx's cap; -ENOMEM beyond it. */
@@ -81,23 +109,88 @@ static void swr_ring_uncharge(struct ib_ucontext *uctx, size_t size)
 	atomic64_sub(size, &to_swr_ucontext(uctx)->ring_bytes);
 }
 
+/* vmalloc memory published as an mmap entry of @m->uctx. */
+static int swr_ring_publish(struct swr_ring_mem *m)
+{
+	int err;
+
+	m->vaddr = __vmalloc(m->size, SWR_RING_GFP);
+	if (!m->vaddr) {
+		swr_count(to_swr_dev(m->uctx->device), SWR_CNT_RING_NOMEM);
+		ibdev_dbg(m->uctx->device, "ring of %zu bytes: no memory\n",
+			  m->size);
+		return -ENOMEM;
+	}
+	err = rdma_user_mmap_entry_insert(m->uctx, &m->rdma, m->size);
+	if (err)
+		vfree(m->vaddr);
+	return err;
+}
+
+/* The process's memory @user, pinned and mapped at @m->vaddr. */
+static int swr_ring_pin(struct swr_ring_mem *m,
+			const struct swroce_user_ring *user)
+{
+	struct ib_device *ibdev = m->uctx->device;
+	size_t npages = m->size >> PAGE_SHIFT;
+	struct page **pages;
+	int err;
+
+	if (!PAGE_ALIGNED(user->addr) || user->length != m->size) {
+		swr_count(to_swr_dev(ibdev), SWR_CNT_UDATA_REJECTED);
+		ibdev_dbg(ibdev, "user ring at %#llx, %llu bytes: want page aligned, %zu bytes\n",
+			  user->addr, user->length, m->size);
+		return -EINVAL;
+	}
+	m->umem = ib_umem_get(ibdev, user->addr, m->size,
+			      IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(m->umem)) {
+		err = PTR_ERR(m->umem);
+		ibdev_dbg(ibdev, "user ring at %#llx: pinning failed: %d\n",
+			  user->addr, err);
+		goto err_no_umem;
+	}
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	err = pages ? swr_umem_pages(m->umem, pages, npages) : -ENOMEM;
+	if (!err) {
+		m->vaddr = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+		err = m->vaddr ? 0 : -ENOMEM;
+	}
+	kvfree(pages);
+	if (err)
+		goto err_release;
+	memset(m->vaddr, 0, m->size);
+	return 0;
+
+err_release:
+	ib_umem_release(m->umem);
+err_no_umem:
+	m->umem = NULL;
+	return err;
+}
+
 /**
- * swr_ring_alloc - allocate ring memory and publish it to a ucontext
+ * swr_ring_alloc - ring memory for a queue
  * @uctx: the owner; NULL for a kernel consumer's queue (no mapping)
  * @size: bytes; rounded up to whole pages
- * @entry: out: the mmap entry (NULL for kernel queues)
+ * @user: the process's memory for the ring, or NULL for ours (mapped
+ *	through an mmap entry)
+ * @mem: out: the handle for swr_ring_free() (NULL for kernel queues)
  *
  * Return: the zeroed memory, or an ERR_PTR: -ENOMEM when @uctx is at its
- * cap or its memory cgroup at its limit.
+ * cap or its memory cgroup at its limit; for @user, -EINVAL when it is
+ * not page aligned or not exactly @size in whole pages, and what
+ * ib_umem_get() returns.
  */
 void *swr_ring_alloc(struct ib_ucontext *uctx, size_t size,
-		     struct rdma_user_mmap_entry **entry)
+		     const struct swroce_user_ring *user,
+		     struct swr_ring_mem **mem)
 {
-	struct swr_mmap_entry *e;
+	struct swr_ring_mem *m;
 	int err;
 
 	size = PAGE_ALIGN(size);
-	*entry = NULL;
+	*mem = NULL;
 	if (!uctx) {
 		void *vaddr = vzalloc(size);
 
@@ -107,25 +200,23 @@ void *swr_ring_alloc(struct ib_ucontext *uctx, size_t size,
 	err = swr_ring_charge(uctx, size);
 	if (err)
 		return ERR_PTR(err);
-	e = kzalloc(sizeof(*e), SWR_RING_GFP);
-	if (e)
-		e->vaddr = __vmalloc(size, SWR_RING_GFP);
-	if (!e || !e->vaddr) {
+	m = kzalloc(sizeof(*m), SWR_RING_GFP);
+	if (!m) {
 		swr_count(to_swr_dev(uctx->device), SWR_CNT_RING_NOMEM);
-		ibdev_dbg(uctx->device, "ring of %zu bytes: no memory\n", size);
 		err = -ENOMEM;
-		goto err_free_entry;
+		goto err_uncharge;
 	}
-	err = rdma_user_mmap_entry_insert(uctx, &e->rdma, size);
+	m->uctx = uctx;
+	m->size = size;
+	err = user ? swr_ring_pin(m, user) : swr_ring_publish(m);
 	if (err)
-		goto err_free_ring;
-	*entry = &e->rdma;
-	return e->vaddr;
+		goto err_free;
+	*mem = m;
+	return m->vaddr;
 
-err_free_ring:
-	vfree(e->vaddr);
-err_free_entry:
-	kfree(e);
+err_free:
+	kfree(m);
+err_uncharge:
 	swr_ring_uncharge(uctx, size);
 	return ERR_PTR(err);
 }
@@ -133,19 +224,43 @@ err_free_entry:
 /**
  * swr_ring_free - the queue's side of swr_ring_alloc()
  * @vaddr: the memory
- * @entry: its mmap entry, or NULL for a kernel queue
+ * @mem: its handle, or NULL for a kernel queue
  *
  * A published ring's memory is freed by swr_mmap_free(); see "Mapping
- * references" above for when.
+ * references" above for when. A pinned ring is unmapped and unpinned
+ * here: the queue no longer uses it.
  */
-void swr_ring_free(void *vaddr, struct rdma_user_mmap_entry *entry)
+void swr_ring_free(void *vaddr, struct swr_ring_mem *mem)
 {
-	if (entry) {
-		swr_ring_uncharge(entry->ucontext, entry->npages << PAGE_SHIFT);
-		rdma_user_mmap_entry_remove(entry);
-	} else {
+	if (!mem) {
 		vfree(vaddr);
+		return;
 	}
+	swr_ring_uncharge(mem->uctx, mem->size);
+	if (mem->umem) {
+		vunmap(mem->vaddr);
+		ib_umem_release(mem->umem);
+		kfree(mem);
+	} else {
+		rdma_user_mmap_entry_remove(&mem->rdma);
+	}
+}
+
+/* Where the process maps the ring: 0 and 0 for one in its own memory. */
+u64 swr_ring_mmap_offset(const struct swr_ring_mem *mem)
+{
+	return mem->umem ? 0 : rdma_user_mmap_get_offset(&mem->rdma);
+}
+
+u64 swr_ring_mmap_size(const struct swr_ring_mem *mem)
+{
+	return mem->umem ? 0 : mem->size;
+}
+
+/* The user context that owns the ring. */
+struct ib_ucontext *swr_ring_ucontext(const struct swr_ring_mem *mem)
+{
+	return mem->uctx;
 }
 
 /*
@@ -181,15 +296,15 @@ int swr_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 			  vma->vm_end - vma->vm_start);
 		return -EINVAL;
 	}
-	err = swr_mmap_pages(vma, to_swr_mmap(entry)->vaddr);
+	err = swr_mmap_pages(vma, to_swr_ring_mem(entry)->vaddr);
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }
 
 void swr_mmap_free(struct rdma_user_mmap_entry *entry)
 {
-	struct swr_mmap_entry *e = to_swr_mmap(entry);
+	struct swr_ring_mem *m = to_swr_ring_mem(entry);
 
-	vfree(e->vaddr);
-	kfree(e);
+	vfree(m->vaddr);
+	kfree(m);
 }

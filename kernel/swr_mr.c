@@ -182,13 +182,33 @@ static void swr_mr_abort(struct swr_dev *sdev, struct swr_mr *mr)
 	swr_mr_free(sdev, mr);
 }
 
+/**
+ * swr_umem_pages - the PAGE_SIZE pages of pinned user memory, in order
+ * @umem: from ib_umem_get()
+ * @pages: out: @npages pointers
+ * @npages: ib_umem_num_pages(@umem)
+ *
+ * The sg table may coalesce pages (a huge page is one entry): walked page
+ * by page. Return: 0, or -EFAULT when it holds fewer pages.
+ */
+int swr_umem_pages(struct ib_umem *umem, struct page **pages, size_t npages)
+{
+	struct sg_page_iter it;
+	size_t i = 0;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (i == npages)
+			break;
+		pages[i++] = sg_page_iter_page(&it);
+	}
+	return i == npages ? 0 : -EFAULT;
+}
+
 /* The O(1) iova -> page table of a user MR: one pointer per page. */
 static int swr_mr_fill_pages(struct swr_mr *mr)
 {
-	struct ib_umem *umem = mr->umem;
-	size_t npages = ib_umem_num_pages(umem);
-	struct sg_page_iter it;
-	u32 i = 0;
+	size_t npages = ib_umem_num_pages(mr->umem);
+	int err;
 
 	/*
 	 * ib_umem_get() refuses more than UINT_MAX pages. The array scales
@@ -198,15 +218,10 @@ static int swr_mr_fill_pages(struct swr_mr *mr)
 				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
-
-	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
-		if (i == npages)
-			break;
-		mr->pages[i++] = sg_page_iter_page(&it);
-	}
-	if (i != npages)
-		return -EFAULT;
-	mr->nblocks = i;
+	err = swr_umem_pages(mr->umem, mr->pages, npages);
+	if (err)
+		return err;
+	mr->nblocks = npages;
 	return 0;
 }
 

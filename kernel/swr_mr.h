@@ -134,7 +134,7 @@ struct swr_dm {
 	struct ib_dm ibdm;
 	void *vaddr;		/* vmalloc memory, mapped by the owner */
 	size_t size;		/* bytes allocated: whole pages */
-	struct rdma_user_mmap_entry *entry;
+	struct swr_ring_mem *mem;	/* its mapping (swr_mmap.c) */
 };
 
 static inline struct swr_dm *to_swr_dm(struct ib_dm *ibdm)
@@ -188,6 +188,7 @@ int swr_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
 extern const struct uapi_definition swr_dm_uapi_defs[];
 
 /* Device setup and teardown (swr_main.c). */
+int swr_umem_pages(struct ib_umem *umem, struct page **pages, size_t npages);
 void swr_mr_dev_init(struct swr_dev *sdev);
 void swr_mr_dev_cleanup(struct swr_dev *sdev);
 

@@ -56,12 +56,6 @@ static size_t swr_sq_bytes(const struct swr_sq *sq)
 	       ((size_t)sq->num_wqe << sq->wqe_shift);
 }
 
-static size_t swr_rq_bytes(const struct swr_wq *wq)
-{
-	return sizeof(struct swroce_wq_ring) +
-	       ((size_t)wq->num_wqe << wq->wqe_shift);
-}
-
 static void *swr_sq_slot(const struct swr_sq *sq, u32 idx)
 {
 	return (u8 *)(sq->ring + 1) +
@@ -168,7 +162,8 @@ static int swr_qp_check_init(struct ib_device *ibdev,
  * of the two and the caps reported back are what the stride allows.
  */
 static int swr_sq_init(struct swr_sq *sq, struct ib_ucontext *uctx,
-		       const struct ib_qp_cap *cap)
+		       const struct ib_qp_cap *cap,
+		       const struct swroce_user_ring *user)
 {
 	size_t hdr = sizeof(struct swroce_send_wqe);
 	size_t wqe = max(hdr + cap->max_send_sge * sizeof(struct swroce_sge),
@@ -188,7 +183,7 @@ static int swr_sq_init(struct swr_sq *sq, struct ib_ucontext *uctx,
 	sq->cons = 0;
 	sq->prod = 0;
 	spin_lock_init(&sq->prod_lock);
-	sq->ring = swr_ring_alloc(uctx, swr_sq_bytes(sq), &sq->mmap);
+	sq->ring = swr_ring_alloc(uctx, swr_sq_bytes(sq), user, &sq->mem);
 	return PTR_ERR_OR_ZERO(sq->ring);
 }
 
@@ -227,42 +222,83 @@ static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 		.sq_wqe_stride = 1U << qp->sq.wqe_shift,
 		.sq_max_sge = qp->sq.max_sge,
 		.sq_max_inline = qp->sq.max_inline,
-		.sq_mmap_offset = rdma_user_mmap_get_offset(qp->sq.mmap),
-		.sq_mmap_size = PAGE_ALIGN(swr_sq_bytes(&qp->sq)),
+		.sq_mmap_offset = swr_ring_mmap_offset(qp->sq.mem),
+		.sq_mmap_size = swr_ring_mmap_size(qp->sq.mem),
 	};
 
 	if (!qp->srq) {
 		resp.rq_num_wqe = qp->rq.num_wqe;
 		resp.rq_wqe_stride = 1U << qp->rq.wqe_shift;
 		resp.rq_max_sge = qp->rq.max_sge;
-		resp.rq_mmap_offset = rdma_user_mmap_get_offset(qp->rq.mmap);
-		resp.rq_mmap_size = PAGE_ALIGN(swr_rq_bytes(&qp->rq));
+		resp.rq_mmap_offset = swr_ring_mmap_offset(qp->rq.mem);
+		resp.rq_mmap_size = swr_ring_mmap_size(qp->rq.mem);
 	}
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
+}
+
+/*
+ * The optional command: rings in user memory (NULL in @sq, @rq for ours).
+ * A QP on an SRQ has no receive ring to place, and the two must not
+ * overlap: each would overwrite the other's WQEs.
+ */
+static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			  const struct ib_qp_init_attr *init,
+			  struct swroce_create_qp_cmd *cmd,
+			  const struct swroce_user_ring **sq,
+			  const struct swroce_user_ring **rq)
+{
+	int err;
+
+	err = swr_udata_get_cmd(ibdev, udata, cmd, sizeof(*cmd), 0);
+	if (!err)
+		err = swr_udata_check_mask(ibdev, udata, cmd->comp_mask,
+					   SWROCE_CREATE_QP_USER_SQ |
+					   SWROCE_CREATE_QP_USER_RQ,
+					   cmd->reserved_0);
+	if (!err)
+		err = swr_udata_user_ring(ibdev, udata, cmd->comp_mask &
+					  SWROCE_CREATE_QP_USER_SQ,
+					  &cmd->sq, sq);
+	if (!err)
+		err = swr_udata_user_ring(ibdev, udata, cmd->comp_mask &
+					  SWROCE_CREATE_QP_USER_RQ,
+					  &cmd->rq, rq);
+	if (err)
+		return err;
+	if (*rq && (init->srq ||
+		    (*sq && cmd->sq.addr < cmd->rq.addr + cmd->rq.length &&
+		     cmd->rq.addr < cmd->sq.addr + cmd->sq.length))) {
+		ibdev_dbg(ibdev, "create_qp: receive ring with an SRQ, or overlapping the send ring\n");
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	}
+	if (udata->outlen < offsetofend(struct swroce_create_qp_resp,
+					rq_mmap_size)) {
+		ibdev_dbg(ibdev, "create_qp: response of %zu bytes too short\n",
+			  udata->outlen);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
+	const struct swroce_user_ring *user_sq = NULL, *user_rq = NULL;
 	struct ib_device *ibdev = ibqp->device;
 	struct swr_dev *sdev = to_swr_dev(ibdev);
 	struct swr_qp *qp = to_swr_qp(ibqp);
 	struct ib_ucontext *uctx = NULL;
+	struct swroce_create_qp_cmd cmd;
 	int err;
 
 	err = swr_qp_check_init(ibdev, init, !!udata);
 	if (err)
 		return err;
 	if (udata) {
-		err = swr_udata_no_cmd(ibdev, udata);
+		err = swr_qp_get_cmd(ibdev, udata, init, &cmd, &user_sq,
+				     &user_rq);
 		if (err)
 			return err;
-		if (udata->outlen < offsetofend(struct swroce_create_qp_resp,
-						rq_mmap_size)) {
-			ibdev_dbg(ibdev, "create_qp: response of %zu bytes too short\n",
-				  udata->outlen);
-			return -EINVAL;
-		}
 		uctx = swr_udata_uctx(udata);
 	}
 	if (atomic_inc_return(&sdev->num_qp) > SWR_MAX_QP) {
@@ -289,14 +325,14 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_dec_count;
 
-	err = swr_sq_init(&qp->sq, uctx, &init->cap);
+	err = swr_sq_init(&qp->sq, uctx, &init->cap, user_sq);
 	if (err)
 		goto err_free_qpn;
 	if (!qp->srq) {
 		/* A QP that never receives still gets a one-slot queue. */
 		err = swr_wq_init(&qp->rq, uctx,
 				  max(init->cap.max_recv_wr, 1U),
-				  max(init->cap.max_recv_sge, 1U));
+				  max(init->cap.max_recv_sge, 1U), user_rq);
 		if (err)
 			goto err_free_sq;
 	}
@@ -324,7 +360,7 @@ err_free_rq:
 	if (!qp->srq)
 		swr_wq_fini(&qp->rq);
 err_free_sq:
-	swr_ring_free(qp->sq.ring, qp->sq.mmap);
+	swr_ring_free(qp->sq.ring, qp->sq.mem);
 err_free_qpn:
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 err_dec_count:
@@ -350,7 +386,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->wire);
 
 	/* A ring still mapped by the process stays valid memory. */
-	swr_ring_free(qp->sq.ring, qp->sq.mmap);
+	swr_ring_free(qp->sq.ring, qp->sq.mem);
 	if (!qp->srq)
 		swr_wq_fini(&qp->rq);
 	atomic_dec(&sdev->num_qp);
@@ -1082,7 +1118,7 @@ int swr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	if (srq->wq.mmap) {
+	if (srq->wq.mem) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

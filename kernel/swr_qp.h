@@ -157,7 +157,7 @@ struct swr_recv_wqe {
 /* The send queue ring and its kernel-private indices. */
 struct swr_sq {
 	struct swroce_sq_ring *ring;
-	struct rdma_user_mmap_entry *mmap;	/* NULL for a kernel QP */
+	struct swr_ring_mem *mem;	/* NULL for a kernel QP */
 	u32 num_wqe;		/* a power of two */
 	u32 wqe_shift;		/* log2 of the slot size, >= 6 */
 	u32 max_sge;

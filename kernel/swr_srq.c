@@ -23,9 +23,10 @@ static size_t swr_wq_bytes(u32 num_wqe, u32 wqe_shift)
  * @uctx: owning user context, NULL for a kernel queue
  * @max_wr: entries requested (checked by the caller)
  * @max_sge: scatter entries per WQE (checked by the caller)
+ * @user: the ring in user memory, or NULL for one of ours
  */
 int swr_wq_init(struct swr_wq *wq, struct ib_ucontext *uctx, u32 max_wr,
-		u32 max_sge)
+		u32 max_sge, const struct swroce_user_ring *user)
 {
 	size_t wqe = struct_size_t(struct swroce_recv_wqe, sge, max_sge);
 
@@ -37,13 +38,13 @@ int swr_wq_init(struct swr_wq *wq, struct ib_ucontext *uctx, u32 max_wr,
 	wq->cons = 0;
 	wq->ring = swr_ring_alloc(uctx, swr_wq_bytes(wq->num_wqe,
 						     wq->wqe_shift),
-				  &wq->mmap);
+				  user, &wq->mem);
 	return PTR_ERR_OR_ZERO(wq->ring);
 }
 
 void swr_wq_fini(struct swr_wq *wq)
 {
-	swr_ring_free(wq->ring, wq->mmap);
+	swr_ring_free(wq->ring, wq->mem);
 }
 
 static bool swr_srq_attr_ok(const struct ib_srq_attr *attr)
@@ -53,12 +54,36 @@ static bool swr_srq_attr_ok(const struct ib_srq_attr *attr)
 	       attr->srq_limit < attr->max_wr;
 }
 
+/*
+ * The user context and the optional command: a ring in user memory, or
+ * NULL in @user.
+ */
+static int swr_srq_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			   struct swroce_create_srq_cmd *cmd,
+			   const struct swroce_user_ring **user)
+{
+	int err;
+
+	err = swr_udata_get_cmd(ibdev, udata, cmd, sizeof(*cmd), 0);
+	if (!err)
+		err = swr_udata_one_ring(ibdev, udata, cmd->comp_mask,
+					 cmd->reserved_0,
+					 SWROCE_CREATE_SRQ_USER_RING,
+					 &cmd->ring, user);
+	if (!err && udata->outlen < offsetofend(struct swroce_create_srq_resp,
+						mmap_size))
+		err = -EINVAL;
+	return err;
+}
+
 int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata)
 {
 	struct ib_device *ibdev = ibsrq->device;
 	struct swr_srq *srq = to_swr_srq(ibsrq);
+	const struct swroce_user_ring *user = NULL;
 	struct swroce_create_srq_resp resp = {};
+	struct swroce_create_srq_cmd cmd;
 	struct ib_ucontext *uctx = NULL;
 	int err;
 
@@ -74,18 +99,16 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return -EINVAL;
 	}
 	if (udata) {
-		err = swr_udata_no_cmd(ibdev, udata);
+		err = swr_srq_get_cmd(ibdev, udata, &cmd, &user);
 		if (err)
 			return err;
-		if (udata->outlen < offsetofend(typeof(resp), mmap_size))
-			return -EINVAL;
 		uctx = swr_udata_uctx(udata);
 	}
 
 	spin_lock_init(&srq->lock);
 	spin_lock_init(&srq->prod_lock);
 	err = swr_wq_init(&srq->wq, uctx, init->attr.max_wr,
-			  init->attr.max_sge);
+			  init->attr.max_sge, user);
 	if (err)
 		return err;
 	srq->limit = init->attr.srq_limit;
@@ -96,9 +119,8 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.num_wqe = srq->wq.num_wqe;
 		resp.wqe_stride = 1U << srq->wq.wqe_shift;
 		resp.max_sge = srq->wq.max_sge;
-		resp.mmap_offset = rdma_user_mmap_get_offset(srq->wq.mmap);
-		resp.mmap_size = PAGE_ALIGN(swr_wq_bytes(srq->wq.num_wqe,
-							 srq->wq.wqe_shift));
+		resp.mmap_offset = swr_ring_mmap_offset(srq->wq.mem);
+		resp.mmap_size = swr_ring_mmap_size(srq->wq.mem);
 		err = swr_udata_put_resp(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_free_wq;

@@ -51,6 +51,50 @@ static inline int swr_udata_get_cmd(struct ib_device *ibdev,
 	return err ? swr_udata_reject(ibdev, udata, err) : 0;
 }
 
+/*
+ * A command's comp_mask may hold only the bits this kernel knows
+ * (EOPNOTSUPP otherwise) and its reserved field must be zero.
+ */
+static inline int swr_udata_check_mask(struct ib_device *ibdev,
+				       struct ib_udata *udata, u32 comp_mask,
+				       u32 known, u32 reserved)
+{
+	if (comp_mask & ~known)
+		return swr_udata_reject(ibdev, udata, -EOPNOTSUPP);
+	if (reserved)
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	return 0;
+}
+
+/*
+ * @ring if its comp_mask bit is @set, else NULL; a ring without its bit
+ * must be all zero (a request this kernel would otherwise ignore).
+ */
+static inline int swr_udata_user_ring(struct ib_device *ibdev,
+				      struct ib_udata *udata, bool set,
+				      const struct swroce_user_ring *ring,
+				      const struct swroce_user_ring **out)
+{
+	*out = set ? ring : NULL;
+	if (!set && (ring->addr || ring->length))
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	return 0;
+}
+
+/* The checks of a command whose one optional field is a ring, bit @bit. */
+static inline int swr_udata_one_ring(struct ib_device *ibdev,
+				     struct ib_udata *udata, u32 comp_mask,
+				     u32 reserved, u32 bit,
+				     const struct swroce_user_ring *ring,
+				     const struct swroce_user_ring **out)
+{
+	int err;
+
+	err = swr_udata_check_mask(ibdev, udata, comp_mask, bit, reserved);
+	return err ?: swr_udata_user_ring(ibdev, udata, comp_mask & bit, ring,
+					  out);
+}
+
 /* For verbs that take no driver-private input. */
 static inline int swr_udata_no_cmd(struct ib_device *ibdev,
 				   struct ib_udata *udata)

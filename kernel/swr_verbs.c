@@ -146,7 +146,8 @@ int swr_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 static void swr_ucontext_resp(struct swroce_alloc_ucontext_resp *resp)
 {
 	resp->abi_version = SWROCE_ABI_VERSION;
-	resp->device_caps = SWROCE_DEVICE_CAP_DOORBELL_METHOD;
+	resp->device_caps = SWROCE_DEVICE_CAP_DOORBELL_METHOD |
+			    SWROCE_DEVICE_CAP_USER_RINGS;
 }
 
 int swr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)

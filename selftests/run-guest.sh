@@ -179,7 +179,10 @@ step udata build/selftests/swroce_udata
 step mr build/selftests/swroce_mr
 step dm build/selftests/swroce_dm
 step import build/selftests/swroce_import
+# A huge page backs one of the rings the parent step places.
+hp_old=$(tools/vm/hugepages.sh 4)
 step parent build/selftests/swroce_parent
+tools/vm/hugepages.sh "$hp_old" >/dev/null
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq

@@ -128,6 +128,8 @@ struct swr_qp_opts {
 	uint32_t sq_psn;	/* 0: 0x1234 */
 	uint32_t rq_psn;	/* 0: 0x1234 */
 	uint64_t cq_wc_flags;	/* non-zero: extended CQs (ibv_create_cq_ex) */
+	bool cq_of_pd;		/* extended CQs of the pair's PD, a parent
+				 * domain (IBV_CQ_INIT_ATTR_MASK_PD) */
 };
 
 struct swr_end {
@@ -177,6 +179,8 @@ static inline int swr_end_create(struct swr_pair *p, struct swr_end *e,
 		struct ibv_cq_init_attr_ex ca = {
 			.cqe = cqe, .channel = o->channel,
 			.wc_flags = o->cq_wc_flags,
+			.comp_mask = o->cq_of_pd ? IBV_CQ_INIT_ATTR_MASK_PD : 0,
+			.parent_domain = o->cq_of_pd ? p->pd : NULL,
 		};
 		struct ibv_cq_ex *ex;
 

@@ -6,10 +6,15 @@
  * unknown comp_mask bits, short commands and non-zero unknown trailing
  * bytes must all be refused with distinct errors, and a refused command
  * must leave the file usable for a correct one. Also the driver's one
- * uverbs method (the QP doorbell) with bad handles, through the ioctl.
+ * uverbs method (the QP doorbell) with bad handles, through the ioctl,
+ * and rings in user memory (struct swroce_user_ring, what a parent
+ * domain's allocator gives) that are misaligned, of the wrong size,
+ * unwritable, overlapping or announced wrongly.
  */
+#include <sys/mman.h>
+
 #include "kselftest_harness.h"
-#include "swr_test.h"
+#include "swr_qp_test.h"
 #include "swr_uverbs.h"
 
 struct ctx_resp {
@@ -58,7 +63,8 @@ TEST_F(uverbs, get_context_ok)
 				     &resp, sizeof(resp)));
 	EXPECT_EQ(0, resp.drv.comp_mask);
 	EXPECT_EQ(SWROCE_ABI_VERSION, resp.drv.abi_version);
-	EXPECT_EQ(SWROCE_DEVICE_CAP_DOORBELL_METHOD, resp.drv.device_caps);
+	EXPECT_EQ(SWROCE_DEVICE_CAP_DOORBELL_METHOD |
+		  SWROCE_DEVICE_CAP_USER_RINGS, resp.drv.device_caps);
 	EXPECT_EQ(0, resp.drv.reserved_0);
 	EXPECT_EQ(1, resp.core.num_comp_vectors);
 	close(resp.core.async_fd);
@@ -234,6 +240,188 @@ TEST_F(uverbs, doorbell_method_bad_handles)
 	/* The PD is unharmed. */
 	EXPECT_EQ(0, swr_dealloc_pd_raw(self->fd, pd.core.pd_handle));
 	close(cresp.core.async_fd);
+}
+
+struct cq_resp {
+	struct ib_uverbs_create_cq_resp core;
+	struct swroce_create_cq_resp drv;
+};
+
+static int swr_create_cq_raw(int fd, uint32_t cqe,
+			     const struct swroce_create_cq_cmd *drv,
+			     struct cq_resp *resp)
+{
+	struct ib_uverbs_create_cq cmd = { .cqe = cqe, .comp_channel = -1 };
+
+	memset(resp, 0xa5, sizeof(*resp));
+	return swr_write_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &cmd,
+			     sizeof(cmd), drv, drv ? sizeof(*drv) : 0, resp,
+			     sizeof(*resp));
+}
+
+/* A CQ's ring in user memory (the test's CQs have 128 entries). */
+static struct swroce_create_cq_cmd user_cq(void *addr, uint64_t length)
+{
+	struct swroce_create_cq_cmd c = {
+		.comp_mask = SWROCE_CREATE_CQ_USER_RING,
+		.ring = { .addr = (uintptr_t)addr, .length = length },
+	};
+
+	return c;
+}
+
+TEST_F(uverbs, user_ring_cq)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), len = 2 * pg;
+	size_t ring = sizeof(struct swroce_cq_ring) +
+		      128 * sizeof(struct swroce_cqe);
+	struct swroce_create_cq_cmd c;
+	struct ctx_resp cresp;
+	struct cq_resp resp;
+	uint8_t *buf, *ro;
+
+	ASSERT_EQ(len, (ring + pg - 1) / pg * pg);	/* 4 KiB pages */
+	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
+				     &cresp, sizeof(cresp)));
+	buf = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_NE(MAP_FAILED, ro);
+	memset(buf, 0xa5, 3 * pg);
+
+	/* not page aligned; a page short, a page over, a byte short */
+	c = user_cq(buf + 64, len);
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq(buf, len - pg);
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq(buf, len + pg);
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq(buf, len - 1);
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	/* memory the process cannot write, or does not have */
+	c = user_cq(ro, len);
+	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq((void *)(uintptr_t)pg, len);
+	EXPECT_EQ(-EFAULT, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	/* an unknown bit, a reserved field, a ring without its bit */
+	c = user_cq(buf, len);
+	c.comp_mask |= 1U << 1;
+	EXPECT_EQ(-EOPNOTSUPP, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq(buf, len);
+	c.reserved_0 = 1;
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	c = user_cq(buf, len);
+	c.comp_mask = 0;
+	EXPECT_EQ(-EINVAL, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	/* nothing was taken: the memory is as it was */
+	EXPECT_EQ(-1, swr_check_byte(buf, 3 * pg, 0xa5));
+
+	/* the right ring: taken in place, zeroed, nothing to map */
+	c = user_cq(buf, len);
+	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 128, &c, &resp));
+	EXPECT_EQ(128, resp.drv.num_cqe);
+	EXPECT_EQ(0, resp.drv.mmap_offset);
+	EXPECT_EQ(0, resp.drv.mmap_size);
+	EXPECT_EQ(-1, swr_check_byte(buf, len, 0));
+	EXPECT_EQ(-1, swr_check_byte(buf + len, pg, 0xa5));
+	/* an old provider's command (none) still gets a kernel ring */
+	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 128, NULL, &resp));
+	EXPECT_EQ(len, resp.drv.mmap_size);
+
+	/* closing the file destroys the CQs: the pinned ring is released */
+	munmap(ro, len);
+	close(cresp.core.async_fd);
+	close(self->fd);
+	self->fd = open("/dev/null", O_RDONLY);
+	munmap(buf, 3 * pg);
+}
+
+struct qp_resp {
+	struct ib_uverbs_create_qp_resp core;
+	struct swroce_create_qp_resp drv;
+};
+
+/* An RC QP of 16 WRs of one SGE each way: one page per ring. */
+static int swr_create_qp_raw(int fd, uint32_t pd, uint32_t cq,
+			     const struct swroce_create_qp_cmd *drv,
+			     struct qp_resp *resp)
+{
+	struct ib_uverbs_create_qp cmd = {
+		.pd_handle = pd, .send_cq_handle = cq, .recv_cq_handle = cq,
+		.max_send_wr = 16, .max_recv_wr = 16,
+		.max_send_sge = 1, .max_recv_sge = 1,
+		.qp_type = IB_UVERBS_QPT_RC,
+	};
+
+	memset(resp, 0xa5, sizeof(*resp));
+	return swr_write_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd,
+			     sizeof(cmd), drv, sizeof(*drv), resp,
+			     sizeof(*resp));
+}
+
+TEST_F(uverbs, user_ring_qp)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+	struct swroce_create_qp_cmd c = {
+		.comp_mask = SWROCE_CREATE_QP_USER_SQ | SWROCE_CREATE_QP_USER_RQ,
+	};
+	struct ctx_resp cresp;
+	struct cq_resp cq;
+	struct pd_resp pd;
+	struct qp_resp resp;
+	uint8_t *buf;
+
+	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
+				     &cresp, sizeof(cresp)));
+	ASSERT_EQ(0, swr_alloc_pd_raw(self->fd, NULL, 0, &pd));
+	ASSERT_EQ(0, swr_create_cq_raw(self->fd, 64, NULL, &cq));
+	buf = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0xa5, 3 * pg);
+
+	/* the send and receive rings on the same page */
+	c.sq.addr = c.rq.addr = (uintptr_t)buf;
+	c.sq.length = c.rq.length = pg;
+	EXPECT_EQ(-EINVAL, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+					     cq.core.cq_handle, &c, &resp));
+	/* the send ring a page too long (and so overlapping too) */
+	c.rq.addr = (uintptr_t)buf + pg;
+	c.sq.length = 2 * pg;
+	EXPECT_EQ(-EINVAL, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+					     cq.core.cq_handle, &c, &resp));
+	/* an unknown bit */
+	c.sq.length = pg;
+	c.comp_mask |= 1U << 2;
+	EXPECT_EQ(-EOPNOTSUPP, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+						 cq.core.cq_handle, &c, &resp));
+	EXPECT_EQ(-1, swr_check_byte(buf, 3 * pg, 0xa5));
+
+	/* side by side: both taken, zeroed, nothing to map */
+	c.comp_mask &= ~(1U << 2);
+	ASSERT_EQ(0, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+				       cq.core.cq_handle, &c, &resp));
+	EXPECT_EQ(16, resp.drv.sq_num_wqe);
+	EXPECT_EQ(128, resp.drv.sq_wqe_stride);
+	EXPECT_EQ(16, resp.drv.rq_num_wqe);
+	EXPECT_EQ(32, resp.drv.rq_wqe_stride);
+	EXPECT_EQ(0, resp.drv.sq_mmap_size);
+	EXPECT_EQ(0, resp.drv.rq_mmap_size);
+	EXPECT_EQ(-1, swr_check_byte(buf + pg, pg, 0));
+	/* only the send ring in user memory */
+	c.comp_mask = SWROCE_CREATE_QP_USER_SQ;
+	c.rq.addr = c.rq.length = 0;
+	c.sq.addr = (uintptr_t)buf + 2 * pg;
+	ASSERT_EQ(0, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+				       cq.core.cq_handle, &c, &resp));
+	EXPECT_EQ(0, resp.drv.sq_mmap_size);
+	EXPECT_EQ(pg, resp.drv.rq_mmap_size);
+
+	close(cresp.core.async_fd);
+	close(self->fd);
+	self->fd = open("/dev/null", O_RDONLY);
+	munmap(buf, 3 * pg);
 }
 
 TEST_F(uverbs, sysfs_abi_version)

@@ -24,25 +24,49 @@ static void swr_cq_unlock(struct swr_cq *cq)
 		pthread_spin_unlock(&cq->lock);
 }
 
-/* Map the ring the kernel described (create or resize); 0 or an errno. */
-static int swr_cq_map(struct swr_cq *cq, int cmd_fd, uint32_t num_cqe,
-		      uint64_t offset, uint64_t size)
+static size_t swr_cq_ring_bytes(uint32_t num_cqe)
 {
-	size_t need = sizeof(struct swroce_cq_ring) +
-		      (size_t)num_cqe * sizeof(struct swroce_cqe);
+	return sizeof(struct swroce_cq_ring) +
+	       (size_t)num_cqe * sizeof(struct swroce_cqe);
+}
+
+/* The ring the kernel makes for @cqe entries; 0 where it refuses them. */
+static size_t swr_cq_want_bytes(uint32_t cqe)
+{
+	uint32_t slots = swr_ring_pow2(cqe);
+
+	return cqe && slots ? swr_cq_ring_bytes(slots) : 0;
+}
+
+/*
+ * Take the ring the kernel described (create or resize): @rb's memory,
+ * or the kernel's mapping. 0 or an errno.
+ */
+static int swr_cq_map(struct swr_cq *cq, int cmd_fd, uint32_t num_cqe,
+		      uint64_t offset, uint64_t size,
+		      const struct swr_ring_buf *rb)
+{
 	void *ring;
 
-	if (!num_cqe || (num_cqe & (num_cqe - 1)) || size < need)
+	if (!num_cqe || (num_cqe & (num_cqe - 1)))
 		return EPROTO;
-	ring = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
-		    offset);
-	if (ring == MAP_FAILED)
+	ring = swr_ring_map(cmd_fd, rb, offset, size,
+			    swr_cq_ring_bytes(num_cqe), &cq->map_size);
+	if (!ring)
 		return errno;
 	cq->ring = ring;
-	cq->map_size = size;
+	cq->user_ring = rb && rb->addr;
 	cq->num_cqe = num_cqe;
 	cq->cons = 0;
 	return 0;
+}
+
+/* Give the ring back: to the parent's allocator, or unmap it. */
+static void swr_cq_unmap(struct swr_cq *cq, struct swroce_cq_ring *ring,
+			 size_t map_size, bool user_ring)
+{
+	swr_ring_release(cq->parent ? &cq->parent->ibpd : NULL, ring,
+			 map_size, user_ring, SWROCE_RES_TYPE_CQ);
 }
 
 struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,
@@ -67,7 +91,7 @@ struct ibv_cq *swr_create_cq(struct ibv_context *ibctx, int cqe,
 		goto err_lock;
 	err = swr_cq_map(cq, ibctx->cmd_fd, resp.drv_payload.num_cqe,
 			 resp.drv_payload.mmap_offset,
-			 resp.drv_payload.mmap_size);
+			 resp.drv_payload.mmap_size, NULL);
 	if (err)
 		goto err_destroy;
 	return &cq->vcq.cq;
@@ -90,9 +114,9 @@ int swr_destroy_cq(struct ibv_cq *ibcq)
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
+	swr_cq_unmap(cq, cq->ring, cq->map_size, cq->user_ring);
 	if (cq->parent)
 		swr_parent_put(&cq->parent->ibpd);
-	munmap(cq->ring, cq->map_size);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
@@ -105,6 +129,7 @@ int swr_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct swr_resize_cq_cmd_resp resp = {};
 	struct swroce_cq_ring *old_ring;
 	size_t old_size;
+	bool old_user;
 	int err;
 
 	swr_cq_lock(cq);
@@ -117,9 +142,11 @@ int swr_resize_cq(struct ibv_cq *ibcq, int cqe)
 		goto out;
 	old_ring = cq->ring;
 	old_size = cq->map_size;
+	old_user = cq->user_ring;
+	/* Always a kernel ring: the kernel has let go of an allocator's. */
 	err = swr_cq_map(cq, ibcq->context->cmd_fd, resp.drv_payload.num_cqe,
 			 resp.drv_payload.mmap_offset,
-			 resp.drv_payload.mmap_size);
+			 resp.drv_payload.mmap_size, NULL);
 	if (err) {
 		/*
 		 * The kernel has switched rings and we cannot see the new one:
@@ -128,7 +155,7 @@ int swr_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq->num_cqe = 0;
 		goto out;
 	}
-	munmap(old_ring, old_size);
+	swr_cq_unmap(cq, old_ring, old_size, old_user);
 	ibcq->cqe = resp.ibv_resp.cqe;
 out:
 	swr_cq_unlock(cq);
@@ -368,6 +395,7 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	struct ibv_cq_init_attr_ex core_attr = *attr;
 	struct swr_create_cq_ex_cmd cmd = {};
 	struct swr_create_cq_ex_cmd_resp resp = {};
+	struct swr_ring_buf rb = {};
 	struct ibv_cq_ex *ex;
 	struct swr_cq *cq;
 	int err;
@@ -406,21 +434,31 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	core_attr.wc_flags &= ~(uint64_t)(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
 			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
 
+	/* The parent's allocator places the ring (swr_pd.c). */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = to_swr_pd(attr->parent_domain);
+		err = swr_ring_buf_alloc(attr->parent_domain,
+					 swr_cq_want_bytes(attr->cqe),
+					 SWROCE_RES_TYPE_CQ, &rb);
+		if (err)
+			goto err_lock;
+	}
+	if (rb.addr)
+		cmd.drv_payload.comp_mask |= SWROCE_CREATE_CQ_USER_RING;
+	swr_ring_buf_cmd(&rb, &cmd.drv_payload.ring);
+
 	err = swr_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
-		goto err_lock;
+		goto err_free_ring;
 	err = swr_cq_map(cq, ibctx->cmd_fd, resp.drv_payload.num_cqe,
 			 resp.drv_payload.mmap_offset,
-			 resp.drv_payload.mmap_size);
+			 resp.drv_payload.mmap_size, &rb);
 	if (err)
 		goto err_destroy;
 
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
-		cq->parent = to_swr_pd(attr->parent_domain);
-		if (swr_parent_get(attr->parent_domain))
-			cq->single_threaded = true;
-	}
+	if (cq->parent && swr_parent_get(attr->parent_domain))
+		cq->single_threaded = true;
 	ex = &cq->vcq.cq_ex;
 	ex->start_poll = swr_start_poll;
 	ex->next_poll = swr_next_poll;
@@ -451,6 +489,9 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 
 err_destroy:
 	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free_ring:
+	if (rb.addr)
+		swr_cq_unmap(cq, rb.addr, rb.size, true);
 err_lock:
 	pthread_spin_destroy(&cq->lock);
 err_free:

@@ -8,10 +8,24 @@
  * objects through it (QPs, SRQs, MRs, MWs, AHs) name that PD to the
  * kernel. With a thread domain the application promises to use the CQs,
  * QPs and SRQs created through the parent from one thread at a time, and
- * their posting and polling take no lock. Custom allocators
- * (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) are refused: our queue memory
- * is the kernel's, mapped into the process, not memory the provider
- * allocates.
+ * their posting and polling take no lock.
+ *
+ * Custom allocators (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) place the
+ * rings of the queues created through the parent, as on mlx5: the SQ and
+ * RQ of a QP (SWROCE_RES_TYPE_QP each), an SRQ's ring (SWROCE_RES_TYPE_SRQ) and
+ * the ring of an extended CQ created with IBV_CQ_INIT_ATTR_MASK_PD
+ * (SWROCE_RES_TYPE_CQ). Each ring is asked for in whole pages, page
+ * aligned, and handed to the kernel in the create command (struct
+ * swroce_user_ring), which pins it and uses it instead of a ring of its
+ * own; we use it in place of the mapping. The size is the kernel's (the
+ * rules are the uAPI's), so each queue file computes its ring's. An
+ * allocator that answers IBV_ALLOCATOR_USE_DEFAULT leaves that ring to
+ * the kernel, mapped as usual, and is then not asked to free it; NULL
+ * fails the create with ENOMEM. The free callback gets the ring back
+ * after the kernel has destroyed the queue (it held the pages until
+ * then). A kernel without SWROCE_DEVICE_CAP_USER_RINGS cannot take such
+ * rings: there allocators are refused (EOPNOTSUPP). A resized CQ moves
+ * to a kernel ring, and its allocator ring is freed then.
  *
  * Reference counts: a PD counts its parent domains, a parent domain the
  * CQs, QPs and SRQs created through it, a thread domain its parent
@@ -19,6 +33,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "swroce.h"
 
@@ -71,18 +87,21 @@ struct ibv_pd *swr_alloc_parent_domain(struct ibv_context *ibctx,
 {
 	struct swr_pd *parent, *pd;
 
-	/*
-	 * The PD context is accepted: it is only ever handed to custom
-	 * allocators, which are refused, so nothing keeps it.
-	 */
-	if (attr->comp_mask & ~(uint32_t)IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT) {
+	bool allocators = attr->comp_mask &
+			  IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS;
+
+	if ((attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT |
+					   IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS)) ||
+	    (allocators && !(to_swr_context(ibctx)->device_caps &
+			     SWROCE_DEVICE_CAP_USER_RINGS))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	/* a PD of this context, not another parent domain */
 	if (!attr->pd || attr->pd->context != ibctx ||
 	    swr_parent_domain(attr->pd) ||
-	    (attr->td && attr->td->context != ibctx)) {
+	    (attr->td && attr->td->context != ibctx) ||
+	    (allocators && (!attr->alloc || !attr->free))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -94,6 +113,12 @@ struct ibv_pd *swr_alloc_parent_domain(struct ibv_context *ibctx,
 	parent->ibpd.handle = pd->ibpd.handle;
 	parent->pdn = pd->pdn;
 	parent->protection = pd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	if (allocators) {
+		parent->alloc = attr->alloc;
+		parent->free = attr->free;
+	}
 	if (attr->td) {
 		parent->td = container_of(attr->td, struct swr_td, ibtd);
 		atomic_fetch_add(&parent->td->refcount, 1);
@@ -150,4 +175,105 @@ void swr_parent_put(struct ibv_pd *ibpd)
 
 	if (parent)
 		atomic_fetch_sub(&parent->refcount, 1);
+}
+
+/*
+ * The smallest power of two >= @n and >= 1 (the kernel's rounding of
+ * ring slots and strides); 0 beyond 2^31, where the kernel refuses the
+ * request anyway.
+ */
+uint32_t swr_ring_pow2(uint64_t n)
+{
+	uint32_t p = 1;
+
+	if (n > 1U << 31)
+		return 0;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * Ring memory of @bytes for a queue created through @ibpd: from the
+ * parent domain's allocator in whole pages, page aligned. rb->addr stays
+ * NULL (the kernel's ring) without allocators, when the allocator says
+ * IBV_ALLOCATOR_USE_DEFAULT, or for @bytes 0 (a request the kernel will
+ * refuse). 0 or an errno.
+ */
+int swr_ring_buf_alloc(struct ibv_pd *ibpd, size_t bytes, uint64_t type,
+		       struct swr_ring_buf *rb)
+{
+	struct swr_pd *parent = swr_parent_domain(ibpd);
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *addr;
+
+	rb->addr = NULL;
+	rb->size = 0;
+	if (!parent || !parent->alloc || !bytes)
+		return 0;
+	rb->size = (bytes + page - 1) & ~(page - 1);
+	addr = parent->alloc(ibpd, parent->pd_context, rb->size, page, type);
+	if (addr == IBV_ALLOCATOR_USE_DEFAULT) {
+		rb->size = 0;
+		return 0;
+	}
+	if (!addr)
+		return ENOMEM;
+	rb->addr = addr;
+	return 0;
+}
+
+/* Name @rb in a create command (all zero for the kernel's ring). */
+void swr_ring_buf_cmd(const struct swr_ring_buf *rb,
+		      struct swroce_user_ring *user)
+{
+	user->addr = (uintptr_t)rb->addr;
+	user->length = rb->addr ? rb->size : 0;
+}
+
+/*
+ * The ring a create command produced, of at least @need bytes: @rb's
+ * memory, or the kernel's mapping at (@offset, @size). NULL with errno.
+ */
+void *swr_ring_map(int cmd_fd, const struct swr_ring_buf *rb,
+		   uint64_t offset, uint64_t size, size_t need,
+		   size_t *map_size)
+{
+	void *ring;
+
+	if (rb && rb->addr) {
+		size = rb->size;
+		ring = rb->addr;
+	} else {
+		ring = NULL;
+	}
+	if (size < need) {
+		errno = EPROTO;
+		return NULL;
+	}
+	if (!ring) {
+		ring = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    cmd_fd, offset);
+		if (ring == MAP_FAILED)
+			return NULL;
+	}
+	*map_size = size;
+	return ring;
+}
+
+/*
+ * Give a ring back once the kernel is done with it: to the allocator of
+ * the parent @ibpd it came from, or unmap the kernel's.
+ */
+void swr_ring_release(struct ibv_pd *ibpd, void *ring, size_t map_size,
+		      bool user_ring, uint64_t type)
+{
+	struct swr_pd *parent;
+
+	if (!user_ring) {
+		munmap(ring, map_size);
+		return;
+	}
+	parent = swr_parent_domain(ibpd);
+	parent->free(ibpd, parent->pd_context, ring, type);
 }

@@ -97,20 +97,36 @@ static bool swr_qp_may_send(const struct ibv_qp *ibqp)
 
 /* Send queue ring ------------------------------------------------------ */
 
+/*
+ * The ring the kernel makes for @cap (swr_sq_init()): what a parent's
+ * allocator is asked for. 0 out of range.
+ */
+static size_t swr_sq_ring_bytes(const struct ibv_qp_cap *cap)
+{
+	uint64_t sge = (uint64_t)cap->max_send_sge * sizeof(struct swroce_sge);
+	uint64_t data = sge > cap->max_inline_data ? sge :
+						     cap->max_inline_data;
+	uint32_t slots = swr_ring_pow2(cap->max_send_wr);
+	uint32_t stride = swr_ring_pow2(sizeof(struct swroce_send_wqe) + data);
+
+	if (!slots || !stride || (uint64_t)slots * stride > SIZE_MAX / 2)
+		return 0;
+	return sizeof(struct swroce_sq_ring) + (size_t)slots * stride;
+}
+
 static int swr_sq_map(struct swr_sq *sq, int cmd_fd,
 		      const struct swroce_create_qp_resp *r,
-		      const struct ibv_qp_cap *cap)
+		      const struct ibv_qp_cap *cap,
+		      const struct swr_ring_buf *rb)
 {
 	size_t hdr = sizeof(struct swroce_send_wqe);
 	void *ring;
 
-	if (!r->sq_mmap_size)
+	if (!rb->addr && !r->sq_mmap_size)
 		return 0;	/* no send queue (max_send_wr 0) */
 	if (!r->sq_num_wqe || (r->sq_num_wqe & (r->sq_num_wqe - 1)) ||
 	    r->sq_wqe_stride < hdr ||
-	    (r->sq_wqe_stride & (r->sq_wqe_stride - 1)) ||
-	    r->sq_mmap_size < sizeof(struct swroce_sq_ring) +
-			      (uint64_t)r->sq_num_wqe * r->sq_wqe_stride)
+	    (r->sq_wqe_stride & (r->sq_wqe_stride - 1)))
 		return EPROTO;
 	/* What we enforce: what the caller was told, and what fits. */
 	sq->max_sge = r->sq_max_sge < cap->max_send_sge ? r->sq_max_sge :
@@ -121,13 +137,15 @@ static int swr_sq_map(struct swr_sq *sq, int cmd_fd,
 	    r->sq_wqe_stride || hdr + sq->max_inline > r->sq_wqe_stride)
 		return EPROTO;
 
-	ring = mmap(NULL, r->sq_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    cmd_fd, r->sq_mmap_offset);
-	if (ring == MAP_FAILED)
+	ring = swr_ring_map(cmd_fd, rb, r->sq_mmap_offset, r->sq_mmap_size,
+			    sizeof(struct swroce_sq_ring) +
+			    (size_t)r->sq_num_wqe * r->sq_wqe_stride,
+			    &sq->map_size);
+	if (!ring)
 		return errno;
 	sq->ring = ring;
+	sq->user_ring = rb->addr != NULL;
 	sq->slots = (uint8_t *)ring + sizeof(struct swroce_sq_ring);
-	sq->map_size = r->sq_mmap_size;
 	sq->num_wqe = r->sq_num_wqe;
 	sq->wqe_stride = r->sq_wqe_stride;
 	sq->prod = 0;
@@ -784,25 +802,79 @@ static void swr_qp_free(struct swr_qp *qp)
 	free(qp);
 }
 
-/* Map the rings the kernel described; 0 or an errno value. */
+/* A QP's rings from a parent's allocator (rb.addr NULL: the kernel's). */
+struct swr_qp_rings {
+	struct swr_ring_buf sq, rq;
+};
+
+/*
+ * Ask the allocator of the parent @ibpd (if any) for the rings of a QP
+ * with @cap, and name them in @cmd. 0 or an errno.
+ */
+static int swr_qp_rings_alloc(struct ibv_pd *ibpd, const struct ibv_qp_cap *cap,
+			      bool has_srq, struct swr_qp_rings *rings,
+			      struct swroce_create_qp_cmd *cmd)
+{
+	int err;
+
+	rings->rq.addr = NULL;
+	err = swr_ring_buf_alloc(ibpd, swr_sq_ring_bytes(cap), SWROCE_RES_TYPE_QP,
+				 &rings->sq);
+	if (!err && !has_srq)
+		err = swr_ring_buf_alloc(ibpd,
+					 swr_wq_ring_bytes(cap->max_recv_wr,
+							   cap->max_recv_sge),
+					 SWROCE_RES_TYPE_QP, &rings->rq);
+	if (err) {
+		if (rings->sq.addr)
+			swr_ring_release(ibpd, rings->sq.addr, rings->sq.size,
+					 true, SWROCE_RES_TYPE_QP);
+		return err;
+	}
+	if (rings->sq.addr)
+		cmd->comp_mask |= SWROCE_CREATE_QP_USER_SQ;
+	if (rings->rq.addr)
+		cmd->comp_mask |= SWROCE_CREATE_QP_USER_RQ;
+	swr_ring_buf_cmd(&rings->sq, &cmd->sq);
+	swr_ring_buf_cmd(&rings->rq, &cmd->rq);
+	return 0;
+}
+
+/* The create failed: the allocator's rings go back. */
+static void swr_qp_rings_free(struct ibv_pd *ibpd, struct swr_qp_rings *rings)
+{
+	if (rings->sq.addr)
+		swr_ring_release(ibpd, rings->sq.addr, rings->sq.size, true,
+				 SWROCE_RES_TYPE_QP);
+	if (rings->rq.addr)
+		swr_ring_release(ibpd, rings->rq.addr, rings->rq.size, true,
+				 SWROCE_RES_TYPE_QP);
+}
+
+/*
+ * Take the rings the kernel described; 0 or an errno value. On failure
+ * nothing of the allocator's is freed (the caller does, after destroy).
+ */
 static int swr_qp_map(struct swr_qp *qp, int cmd_fd,
 		      const struct swroce_create_qp_resp *r,
-		      const struct ibv_qp_cap *cap, bool has_srq)
+		      const struct ibv_qp_cap *cap, bool has_srq,
+		      const struct swr_qp_rings *rings)
 {
 	uint32_t max_sge;
 	int err;
 
-	err = swr_sq_map(&qp->sq, cmd_fd, r, cap);
+	err = swr_sq_map(&qp->sq, cmd_fd, r, cap, &rings->sq);
 	if (err)
 		return err;
-	if (has_srq || !r->rq_mmap_size)
+	if (has_srq || (!rings->rq.addr && !r->rq_mmap_size))
 		return 0;	/* no receive queue of its own */
 	max_sge = r->rq_max_sge < cap->max_recv_sge ? r->rq_max_sge :
 						      cap->max_recv_sge;
 	err = swr_wq_map(&qp->rq, cmd_fd, r->rq_num_wqe, r->rq_wqe_stride,
-			 max_sge, r->rq_mmap_offset, r->rq_mmap_size);
+			 max_sge, r->rq_mmap_offset, r->rq_mmap_size,
+			 &rings->rq);
 	if (err) {
-		if (qp->sq.num_wqe)
+		if (qp->sq.num_wqe && !qp->sq.user_ring)
 			munmap(qp->sq.ring, qp->sq.map_size);
 		qp->sq.num_wqe = 0;
 		qp->rq.num_wqe = 0;
@@ -810,12 +882,16 @@ static int swr_qp_map(struct swr_qp *qp, int cmd_fd,
 	return err;
 }
 
+/* After destroy: the rings go back to where they came from. */
 static void swr_qp_unmap(struct swr_qp *qp)
 {
+	struct ibv_pd *ibpd = qp->vqp.qp.pd;
+
 	if (qp->rq.num_wqe)
-		swr_wq_unmap(&qp->rq);
+		swr_wq_unmap(&qp->rq, ibpd, SWROCE_RES_TYPE_QP);
 	if (qp->sq.num_wqe)
-		munmap(qp->sq.ring, qp->sq.map_size);
+		swr_ring_release(ibpd, qp->sq.ring, qp->sq.map_size,
+				 qp->sq.user_ring, SWROCE_RES_TYPE_QP);
 }
 
 /* Created through a parent domain: counted there, lock-free with a TD. */
@@ -832,18 +908,23 @@ struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 {
 	struct swr_create_qp_cmd cmd = {};
 	struct swr_create_qp_cmd_resp resp = {};
+	struct swr_qp_rings rings;
 	struct swr_qp *qp;
 	int err;
 
 	qp = swr_qp_alloc(attr->qp_type);
 	if (!qp)
 		return NULL;
+	err = swr_qp_rings_alloc(ibpd, &attr->cap, attr->srq, &rings,
+				 &cmd.drv_payload);
+	if (err)
+		goto err_free;
 	err = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
 				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_free_rings;
 	err = swr_qp_map(qp, ibpd->context->cmd_fd, &resp.drv_payload,
-			 &attr->cap, attr->srq);
+			 &attr->cap, attr->srq, &rings);
 	if (err)
 		goto err_destroy;
 	swr_qp_bind_parent(qp, ibpd);
@@ -851,6 +932,8 @@ struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free_rings:
+	swr_qp_rings_free(ibpd, &rings);
 err_free:
 	swr_qp_free(qp);
 	errno = err;
@@ -862,6 +945,7 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 {
 	struct swr_create_qp_ex_cmd cmd = {};
 	struct swr_create_qp_ex_cmd_resp resp = {};
+	struct swr_qp_rings rings;
 	struct swr_qp *qp;
 	int err;
 
@@ -884,12 +968,16 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		swr_qp_set_wr_ops(qp, attr->send_ops_flags);
 
+	err = swr_qp_rings_alloc(attr->pd, &attr->cap, attr->srq, &rings,
+				 &cmd.drv_payload);
+	if (err)
+		goto err_free;
 	err = swr_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_free_rings;
 	err = swr_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload, &attr->cap,
-			 attr->srq);
+			 attr->srq, &rings);
 	if (err)
 		goto err_destroy;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
@@ -899,6 +987,8 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free_rings:
+	swr_qp_rings_free(attr->pd, &rings);
 err_free:
 	swr_qp_free(qp);
 	errno = err;
@@ -974,8 +1064,8 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
-	swr_parent_put(ibqp->pd);
 	swr_qp_unmap(qp);
+	swr_parent_put(ibqp->pd);
 	swr_qp_free(qp);
 	return 0;
 }

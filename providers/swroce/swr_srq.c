@@ -7,29 +7,46 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <stdint.h>
 
 #include "swroce.h"
 
+/*
+ * The ring the kernel makes for @max_wr WQEs of @max_sge entries (each at
+ * least 1): what a parent's allocator is asked for. 0 out of range.
+ */
+size_t swr_wq_ring_bytes(uint32_t max_wr, uint32_t max_sge)
+{
+	uint64_t wqe = sizeof(struct swroce_recv_wqe) +
+		       (uint64_t)(max_sge ? max_sge : 1) *
+		       sizeof(struct swroce_sge);
+	uint32_t slots = swr_ring_pow2(max_wr), stride = swr_ring_pow2(wqe);
+
+	if (!slots || !stride || (uint64_t)slots * stride > SIZE_MAX / 2)
+		return 0;
+	return sizeof(struct swroce_wq_ring) + (size_t)slots * stride;
+}
+
+/* Take the ring the kernel described: @rb's memory, or its mapping. */
 int swr_wq_map(struct swr_wq *wq, int cmd_fd, uint32_t num_wqe,
 	       uint32_t wqe_stride, uint32_t max_sge, uint64_t offset,
-	       uint64_t size)
+	       uint64_t size, const struct swr_ring_buf *rb)
 {
 	void *ring;
 
 	if (!num_wqe || (num_wqe & (num_wqe - 1)) ||
 	    !wqe_stride || (wqe_stride & (wqe_stride - 1)) ||
 	    sizeof(struct swroce_recv_wqe) +
-	    (size_t)max_sge * sizeof(struct swroce_sge) > wqe_stride ||
-	    size < sizeof(struct swroce_wq_ring) + (size_t)num_wqe * wqe_stride)
+	    (size_t)max_sge * sizeof(struct swroce_sge) > wqe_stride)
 		return EPROTO;
-	ring = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
-		    offset);
-	if (ring == MAP_FAILED)
+	ring = swr_ring_map(cmd_fd, rb, offset, size,
+			    sizeof(struct swroce_wq_ring) +
+			    (size_t)num_wqe * wqe_stride, &wq->map_size);
+	if (!ring)
 		return errno;
 	wq->ring = ring;
+	wq->user_ring = rb && rb->addr;
 	wq->slots = (uint8_t *)ring + sizeof(struct swroce_wq_ring);
-	wq->map_size = size;
 	wq->num_wqe = num_wqe;
 	wq->wqe_stride = wqe_stride;
 	wq->max_sge = max_sge;
@@ -37,9 +54,10 @@ int swr_wq_map(struct swr_wq *wq, int cmd_fd, uint32_t num_wqe,
 	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 }
 
-void swr_wq_unmap(struct swr_wq *wq)
+/* After the queue's destroy: @ibpd is the PD it was created through. */
+void swr_wq_unmap(struct swr_wq *wq, struct ibv_pd *ibpd, uint64_t type)
 {
-	munmap(wq->ring, wq->map_size);
+	swr_ring_release(ibpd, wq->ring, wq->map_size, wq->user_ring, type);
 	pthread_spin_destroy(&wq->lock);
 }
 
@@ -89,19 +107,30 @@ struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
 	struct swr_create_srq_cmd cmd = {};
 	struct swr_create_srq_cmd_resp resp = {};
 	struct swroce_create_srq_resp *r = &resp.drv_payload;
+	struct swr_ring_buf rb;
 	struct swr_srq *srq;
 	int err;
 
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
+	/* A parent's allocator places the ring (swr_pd.c). */
+	err = swr_ring_buf_alloc(ibpd, swr_wq_ring_bytes(attr->attr.max_wr,
+							 attr->attr.max_sge),
+				 SWROCE_RES_TYPE_SRQ, &rb);
+	if (err)
+		goto err_free;
+	if (rb.addr)
+		cmd.drv_payload.comp_mask |= SWROCE_CREATE_SRQ_USER_RING;
+	swr_ring_buf_cmd(&rb, &cmd.drv_payload.ring);
+
 	err = ibv_cmd_create_srq(ibpd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
-		goto err_free;
+		goto err_free_ring;
 	err = swr_wq_map(&srq->wq, ibpd->context->cmd_fd, r->num_wqe,
 			 r->wqe_stride, r->max_sge, r->mmap_offset,
-			 r->mmap_size);
+			 r->mmap_size, &rb);
 	if (err)
 		goto err_destroy;
 	srq->wq.single_threaded = swr_parent_get(ibpd);
@@ -109,6 +138,10 @@ struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
 
 err_destroy:
 	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+err_free_ring:
+	if (rb.addr)
+		swr_ring_release(ibpd, rb.addr, rb.size, true,
+				 SWROCE_RES_TYPE_SRQ);
 err_free:
 	free(srq);
 	errno = err;
@@ -137,8 +170,8 @@ int swr_destroy_srq(struct ibv_srq *ibsrq)
 	err = ibv_cmd_destroy_srq(ibsrq);
 	if (err)
 		return err;
+	swr_wq_unmap(&srq->wq, ibsrq->pd, SWROCE_RES_TYPE_SRQ);
 	swr_parent_put(ibsrq->pd);
-	swr_wq_unmap(&srq->wq);
 	free(srq);
 	return 0;
 }

@@ -63,6 +63,25 @@ struct swr_pd {
 	struct swr_td *td;		/* a parent's thread domain, or NULL */
 	/* A PD: the parents on it; a parent: the CQs, QPs, SRQs using it. */
 	atomic_int refcount;
+	/*
+	 * A parent's custom allocators (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS,
+	 * both or neither) and the context they are called with.
+	 */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/*
+ * A ring's memory as the create command names it: from a parent domain's
+ * allocator (addr set, whole pages), or the kernel's, mapped after the
+ * command (addr NULL).
+ */
+struct swr_ring_buf {
+	void *addr;
+	size_t size;
 };
 
 /*
@@ -74,6 +93,7 @@ struct swr_cq {
 	pthread_spinlock_t lock;
 	struct swroce_cq_ring *ring;
 	size_t map_size;
+	bool user_ring;		/* ring from the parent's allocator */
 	uint32_t num_cqe;	/* ring slots, a power of two */
 	uint32_t cons;		/* our consumer index; the ring's is a copy */
 	uint32_t arm_seq;	/* sequence of the last arm request */
@@ -99,6 +119,7 @@ struct swr_wq {
 	struct swroce_wq_ring *ring;
 	uint8_t *slots;
 	size_t map_size;
+	bool user_ring;		/* ring from the parent's allocator */
 	uint32_t num_wqe;	/* a power of two */
 	uint32_t wqe_stride;
 	uint32_t max_sge;
@@ -121,6 +142,7 @@ struct swr_sq {
 	struct swroce_sq_ring *ring;
 	uint8_t *slots;
 	size_t map_size;
+	bool user_ring;		/* ring from the parent's allocator */
 	uint32_t num_wqe;	/* a power of two; 0: no send queue */
 	uint32_t wqe_stride;
 	uint32_t max_sge;
@@ -192,17 +214,17 @@ DECLARE_DRV_CMD(swr_get_context_cmd, IB_USER_VERBS_CMD_GET_CONTEXT,
 DECLARE_DRV_CMD(swr_alloc_pd_cmd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, swroce_alloc_pd_resp);
 DECLARE_DRV_CMD(swr_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ,
-		empty, swroce_create_cq_resp);
+		swroce_create_cq_cmd, swroce_create_cq_resp);
 DECLARE_DRV_CMD(swr_create_cq_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_CQ,
-		empty, swroce_create_cq_resp);
+		swroce_create_cq_cmd, swroce_create_cq_resp);
 DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, swroce_resize_cq_resp);
 DECLARE_DRV_CMD(swr_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ,
-		empty, swroce_create_srq_resp);
+		swroce_create_srq_cmd, swroce_create_srq_resp);
 DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
-		empty, swroce_create_qp_resp);
+		swroce_create_qp_cmd, swroce_create_qp_resp);
 DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
-		empty, swroce_create_qp_resp);
+		swroce_create_qp_cmd, swroce_create_qp_resp);
 
 /*
  * The ibv_cmd_*() calls whose signature changed between releases, in the
@@ -288,6 +310,16 @@ struct ibv_td *swr_alloc_td(struct ibv_context *ibctx,
 int swr_dealloc_td(struct ibv_td *ibtd);
 bool swr_parent_get(struct ibv_pd *ibpd);
 void swr_parent_put(struct ibv_pd *ibpd);
+uint32_t swr_ring_pow2(uint64_t n);
+int swr_ring_buf_alloc(struct ibv_pd *ibpd, size_t bytes, uint64_t type,
+		       struct swr_ring_buf *rb);
+void swr_ring_buf_cmd(const struct swr_ring_buf *rb,
+		      struct swroce_user_ring *user);
+void *swr_ring_map(int cmd_fd, const struct swr_ring_buf *rb,
+		   uint64_t offset, uint64_t size, size_t need,
+		   size_t *map_size);
+void swr_ring_release(struct ibv_pd *ibpd, void *ring, size_t map_size,
+		      bool user_ring, uint64_t type);
 
 /* swr_verbs.c */
 #define SWR_IOCTL_MAX_ATTRS	4
@@ -305,10 +337,11 @@ struct ibv_ah *swr_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
 int swr_destroy_ah(struct ibv_ah *ibah);
 
 /* swr_srq.c */
+size_t swr_wq_ring_bytes(uint32_t max_wr, uint32_t max_sge);
 int swr_wq_map(struct swr_wq *wq, int cmd_fd, uint32_t num_wqe,
 	       uint32_t wqe_stride, uint32_t max_sge, uint64_t offset,
-	       uint64_t size);
-void swr_wq_unmap(struct swr_wq *wq);
+	       uint64_t size, const struct swr_ring_buf *rb);
+void swr_wq_unmap(struct swr_wq *wq, struct ibv_pd *ibpd, uint64_t type);
 int swr_wq_post_recv(struct swr_wq *wq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,

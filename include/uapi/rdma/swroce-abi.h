@@ -52,6 +52,8 @@ enum swroce_device_cap {
 	SWROCE_DEVICE_CAP_NONE = 0,
 	/* The kernel has SWROCE_METHOD_QP_DOORBELL. */
 	SWROCE_DEVICE_CAP_DOORBELL_METHOD = 1 << 0,
+	/* Create commands take rings in user memory (struct swroce_user_ring). */
+	SWROCE_DEVICE_CAP_USER_RINGS = 1 << 1,
 };
 
 /*
@@ -142,6 +144,32 @@ struct swroce_alloc_pd_resp {
  * by the command that creates it as (mmap_offset, mmap_size): pass them to
  * mmap() on the uverbs command fd. Offsets are opaque cookies.
  *
+ * Rings in user memory: where the kernel announces
+ * SWROCE_DEVICE_CAP_USER_RINGS, the create commands of CQs, QPs and SRQs
+ * may instead name memory of the process for a ring (a struct
+ * swroce_user_ring, announced by a comp_mask bit of the command); that is
+ * how custom allocators of a parent domain place rings. The kernel pins
+ * the memory and uses it exactly as a ring of its own, with the same
+ * rules below; it answers mmap_offset and mmap_size 0 for such a ring,
+ * there being nothing to map. The memory must be page aligned and its
+ * length exactly the ring's size rounded up to whole pages, the size
+ * computed by these rules (num_* a power of two, rounded up from the
+ * request and at least 1; a stride the next power of two):
+ *   CQ:       sizeof(struct swroce_cq_ring) +
+ *             num_cqe * sizeof(struct swroce_cqe)
+ *   RQ, SRQ:  sizeof(struct swroce_wq_ring) + num_wqe * stride, stride
+ *             for sizeof(struct swroce_recv_wqe) + max(max_sge, 1) *
+ *             sizeof(struct swroce_sge)
+ *   SQ:       sizeof(struct swroce_sq_ring) + num_wqe * stride, stride
+ *             for sizeof(struct swroce_send_wqe) + the larger of
+ *             max_send_sge * sizeof(struct swroce_sge) and
+ *             max_inline_data
+ * Anything else is refused with EINVAL, memory the process cannot write
+ * with EFAULT, more than RLIMIT_MEMLOCK allows with ENOMEM. The kernel
+ * zeroes the ring when it takes it, and the pages stay pinned until the
+ * queue is destroyed, even if the process unmaps them: the memory must
+ * not be reused before then.
+ *
  * Ring indices are free-running __u32 counters; a slot is
  * index & (num_slots - 1), num_slots a power of two. Each index lives on a
  * cache line of its own and has exactly one writer. The kernel keeps a
@@ -153,6 +181,22 @@ struct swroce_ring_idx {
 	__u32 idx;
 	__u32 reserved[15];
 };
+
+/* A ring in the process's memory: page aligned, whole pages (above). */
+struct swroce_user_ring {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+};
+
+/*
+ * Not a kernel interface, but the provider's to applications: the
+ * resource_type the provider passes to a parent domain's custom allocator
+ * (ibv_alloc_parent_domain(3)) for each ring, numbered as the low bits of
+ * mlx5dv's MLX5DV_RES_TYPE_*; libibverbs defines no common values.
+ */
+#define SWROCE_RES_TYPE_QP	1	/* a QP's send or receive ring */
+#define SWROCE_RES_TYPE_SRQ	4
+#define SWROCE_RES_TYPE_CQ	5
 
 /* Completion queue ------------------------------------------------------ */
 
@@ -221,7 +265,19 @@ struct swroce_cq_ring {
 	struct swroce_cqe cqe[];
 };
 
-/* ibv_create_cq(): no command data */
+/* swroce_create_cq_cmd.comp_mask */
+enum swroce_create_cq_cmd_mask {
+	SWROCE_CREATE_CQ_USER_RING = 1 << 0,	/* ring is set */
+};
+
+/* ibv_create_cq(): optional (an older provider sends none) */
+struct swroce_create_cq_cmd {
+	__u32 comp_mask;
+	__u32 reserved_0;
+	struct swroce_user_ring ring;
+};
+
+/* mmap_offset and mmap_size are 0 for a ring in user memory */
 struct swroce_create_cq_resp {
 	__u32 comp_mask;
 	__u32 num_cqe;		/* slots in the ring: a power of two */
@@ -229,7 +285,10 @@ struct swroce_create_cq_resp {
 	__aligned_u64 mmap_size;
 };
 
-/* ibv_resize_cq(): no command data; the ring is replaced by a new one */
+/*
+ * ibv_resize_cq(): no command data; the ring is replaced by a new one,
+ * always a ring of the kernel's (one in user memory is released)
+ */
 struct swroce_resize_cq_resp {
 	__u32 comp_mask;
 	__u32 num_cqe;
@@ -268,7 +327,19 @@ struct swroce_wq_ring {
 	struct swroce_ring_idx cons;	/* kernel writes */
 };
 
-/* ibv_create_srq(): no command data */
+/* swroce_create_srq_cmd.comp_mask */
+enum swroce_create_srq_cmd_mask {
+	SWROCE_CREATE_SRQ_USER_RING = 1 << 0,	/* ring is set */
+};
+
+/* ibv_create_srq(): optional (an older provider sends none) */
+struct swroce_create_srq_cmd {
+	__u32 comp_mask;
+	__u32 reserved_0;
+	struct swroce_user_ring ring;
+};
+
+/* mmap_offset and mmap_size are 0 for a ring in user memory */
 struct swroce_create_srq_resp {
 	__u32 comp_mask;
 	__u32 num_wqe;		/* ring slots, a power of two */
@@ -392,8 +463,26 @@ struct swroce_sq_ring {
 	struct swroce_ring_idx flags;	/* kernel writes: swroce_sq_flags */
 };
 
-/* ibv_create_qp(): no command data. The receive queue is absent (all its
- * fields 0) for a QP on an SRQ.
+/* swroce_create_qp_cmd.comp_mask */
+enum swroce_create_qp_cmd_mask {
+	SWROCE_CREATE_QP_USER_SQ = 1 << 0,	/* sq is set */
+	SWROCE_CREATE_QP_USER_RQ = 1 << 1,	/* rq is set; not with an SRQ */
+};
+
+/*
+ * ibv_create_qp(): optional (an older provider sends none). The two rings
+ * must not overlap.
+ */
+struct swroce_create_qp_cmd {
+	__u32 comp_mask;
+	__u32 reserved_0;
+	struct swroce_user_ring sq;
+	struct swroce_user_ring rq;
+};
+
+/*
+ * The receive queue is absent (all its fields 0) for a QP on an SRQ. A
+ * ring in user memory has *_mmap_offset and *_mmap_size 0.
  */
 struct swroce_create_qp_resp {
 	__u32 comp_mask;
