@@ -1582,7 +1582,6 @@ static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 		memset(a, 0, sizeof(*a));
 		memset(op, 0, sizeof(*op));
 		op->gen = dst->resp_gen;
-		swr_qp_count(dst, SWR_CNT_NAK_INV_SENT);
 		swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}

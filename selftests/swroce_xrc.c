@@ -500,6 +500,34 @@ TEST_F(xrc, domain_shared_across_fork)
 	EXPECT_EQ(-1, swr_check(self->bbuf, 64, 4));
 }
 
+/* "rdma res show qp" lists both XRC QPs, by type, with the driver's -dd. */
+TEST_F(xrc, restrack)
+{
+	const struct {
+		const char *dev;
+		uint32_t qpn;
+		const char *type;
+	} q[] = {
+		{ xrc_dev("SWR_XRC_A"), self->ini->qp_num, "XRC_INI" },
+		{ xrc_dev("SWR_XRC_B"), self->tgt->qp_num, "XRC_TGT" },
+	};
+	char cmd[160], out[4096];
+	size_t i, n;
+	FILE *f;
+
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "rdma res show qp link %s/1 lqpn %u -dd 2>&1",
+			 q[i].dev, q[i].qpn);
+		f = popen(cmd, "r");
+		ASSERT_NE(NULL, f);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = 0;
+		EXPECT_EQ(0, pclose(f)) TH_LOG("%s: %s", cmd, out);
+		EXPECT_NE(NULL, strstr(out, q[i].type)) TH_LOG("%s", out);
+	}
+}
+
 TEST_F(xrc, bad_input)
 {
 	struct ibv_srq_init_attr_ex sa = {
