@@ -29,10 +29,12 @@
 #ifndef SWR_H
 #define SWR_H
 
+#include <linux/completion.h>
 #include <linux/idr.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/swroce-abi.h>
@@ -61,6 +63,9 @@
 #define SWR_MAX_SGE		32
 #define SWR_MAX_SRQ		0x10000
 #define SWR_MAX_SRQ_WR		0x8000
+#define SWR_MAX_XRCD		0x10000
+/* XRC SRQ numbers: the 24 bits of an XRCETH, 0 never used. */
+#define SWR_XRC_SRQN_MAX	0xffffff
 #define SWR_MAX_AH		0x8000
 #define SWR_MAX_RD_ATOM		128		/* per QP, each direction */
 #define SWR_MAX_MCAST_GRP	8192
@@ -230,6 +235,14 @@ struct swr_dev {
 	atomic_t num_qp;	/* against SWR_MAX_QP */
 
 	/*
+	 * XRC SRQ number -> struct swr_srq (swr_xrc.c), as qp_xa: the
+	 * xa_lock is irq-safe and lookups take their reference under it.
+	 */
+	struct xarray srq_xa;
+	u32 srqn_next;
+	atomic_t num_xrcd;	/* against SWR_MAX_XRCD */
+
+	/*
 	 * The most ring memory one user context may hold (swr_mmap.c),
 	 * sysfs swroce/ring_bytes_max; read without a lock.
 	 */
@@ -293,6 +306,20 @@ struct swr_srq {
 	 */
 	spinlock_t prod_lock;
 	u32 prod;
+	/*
+	 * XRC SRQs (swr_xrc.c): the number in sdev->srq_xa that requests
+	 * name in their XRCETH (0 for a basic SRQ), and the lookup
+	 * references: destroy drops the first and waits for released, as
+	 * for QPs (swr_qp_get()).
+	 */
+	u32 srqn;
+	refcount_t ref;
+	struct completion released;
+};
+
+/* An XRC domain: the core shares it between processes (by inode). */
+struct swr_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 struct swr_cq {
@@ -337,6 +364,11 @@ static inline struct swr_ah *to_swr_ah(struct ib_ah *ibah)
 static inline struct swr_srq *to_swr_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct swr_srq, ibsrq);
+}
+
+static inline struct swr_xrcd *to_swr_xrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct swr_xrcd, ibxrcd);
 }
 
 static inline struct swr_cq *to_swr_cq(struct ib_cq *ibcq)
@@ -441,6 +473,16 @@ int swr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int swr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int swr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* swr_xrc.c: XRC domains and the numbers of XRC SRQs */
+int swr_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int swr_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+/* Check an XRC SRQ's attributes and give it a number (create_srq). */
+int swr_xrc_srq_add(struct swr_srq *srq, const struct ib_srq_init_attr *init);
+/* Withdraw the number and wait for the lookups in flight (destroy_srq). */
+void swr_xrc_srq_del(struct swr_srq *srq);
+/* Drop a reference swr_xrc_srq_get() took. */
+void swr_srq_put(struct swr_srq *srq);
 
 /* swr_cq.c */
 int swr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -270,12 +270,26 @@ void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 		swr_qp_set_error(qp, false);
 }
 
+/*
+ * The CQ of @qp's receive completions: its own, or for an XRC_TGT QP that
+ * of the SRQ the request names (resp_lock held); NULL while it names none.
+ */
+static struct swr_cq *swr_recv_cq(struct swr_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->rcq;
+	return qp->resp.xsrq ? to_swr_cq(qp->resp.xsrq->ibsrq.ext.cq) : NULL;
+}
+
 /* Complete a consumed receive WQE of @qp (the responder). */
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited)
 {
+	struct swr_cq *cq = swr_recv_cq(qp);
+
 	swr_count_status(qp, cqe->status);
-	swr_qp_cq_post(qp, qp->rcq, cqe, solicited);
+	if (cq)
+		swr_qp_cq_post(qp, cq, cqe, solicited);
 }
 
 /* Receive WQEs ------------------------------------------------------------- */
@@ -354,6 +368,12 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 	s64 left;
 	int err;
 
+	/* XRC_TGT: the SRQ the request names, never a queue of its own. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		srq = qp->resp.xsrq;
+		if (!srq)
+			return -EINVAL;
+	}
 	if (!srq) {
 		if (!qp->rq.ring)
 			return -ENOENT;
@@ -410,8 +430,9 @@ int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 		if (!len)
 			continue;
 		iova = sge[i].addr;
-		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey, qp->ibqp.pd,
-				   qp->ibqp.qp_num, access, &iova, len);
+		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey,
+				   swr_resp_pd(qp), qp->ibqp.qp_num, access,
+				   &iova, len);
 		if (IS_ERR(mr)) {
 			swr_segs_put(seg, *n);
 			*n = 0;
@@ -543,6 +564,9 @@ static bool swr_opcode_ok(struct swr_qp *qp, u8 opcode)
 	case SWROCE_WR_RDMA_WRITE:
 	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
 	case SWROCE_WR_LOCAL_INV:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC ||
+		       qp->ibqp.qp_type == IB_QPT_XRC_INI;
 	case SWROCE_WR_BIND_MW:
 		return qp->ibqp.qp_type == IB_QPT_RC ||
 		       qp->ibqp.qp_type == IB_QPT_UC;
@@ -551,7 +575,8 @@ static bool swr_opcode_ok(struct swr_qp *qp, u8 opcode)
 	case SWROCE_WR_ATOMIC_FETCH_AND_ADD:
 	case SWROCE_WR_ATOMIC_WRITE:
 	case SWROCE_WR_SEND_WITH_INV:
-		return qp->ibqp.qp_type == IB_QPT_RC;
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_XRC_INI;
 	case SWR_WR_REG_MR:
 		return !qp->is_user && (qp->ibqp.qp_type == IB_QPT_RC ||
 					qp->ibqp.qp_type == IB_QPT_UC);
@@ -666,7 +691,7 @@ static int swr_flush(struct swr_qp *qp)
 	}
 
 	/* Pairs with the producer's release of prod. */
-	prod = smp_load_acquire(&sq->ring->prod.idx);
+	prod = sq->ring ? smp_load_acquire(&sq->ring->prod.idx) : sq->cons;
 	if (prod - sq->cons > sq->num_wqe) {
 		/*
 		 * Nothing in a ring with a bad prod can be trusted to be a
@@ -687,8 +712,10 @@ static int swr_flush(struct swr_qp *qp)
 			sq->cons++;
 			n++;
 		}
-		/* The headers were copied: the slots are free. */
-		smp_store_release(&sq->ring->cons.idx, sq->cons);
+		/* An XRC_TGT QP has no ring to tell. */
+		if (sq->ring)
+			/* The headers were copied: the slots are free. */
+			smp_store_release(&sq->ring->cons.idx, sq->cons);
 	}
 
 	/*
@@ -700,8 +727,14 @@ static int swr_flush(struct swr_qp *qp)
 		qp->resp.rwqe_valid = false;
 		swr_cqe_init(&cqe, qp->resp.rwqe.wr_id, qp->ibqp.qp_num,
 			     IB_WC_WR_FLUSH_ERR, SWR_WC_RECV, 0);
-		swr_qp_cq_post(qp, qp->rcq, &cqe, false);
-		n++;
+		/* XRC: to the CQ of its SRQ, if that still exists. */
+		if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+			swr_xrc_resp_begin(qp, qp->resp.rwqe_srqn);
+		if (swr_recv_cq(qp)) {
+			swr_qp_cq_post(qp, swr_recv_cq(qp), &cqe, false);
+			n++;
+		}
+		swr_xrc_resp_end(qp);
 	}
 	spin_unlock_bh(&qp->resp_lock);
 
@@ -1079,7 +1112,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
 	struct swr_seg *rseg = qp->req.rseg;
-	bool rc = dst->ibqp.qp_type == IB_QPT_RC;
+	bool rc = swr_qp_reliable(dst);
 	u8 opc = w->hdr.opcode;
 	struct swr_resp_view rv;
 	struct swr_mr *mr;
@@ -1158,7 +1191,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			break;
 		raddr = w->hdr.rdma.remote_addr;
 		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.rdma.rkey,
-				   dst->ibqp.pd, dst->ibqp.qp_num,
+				   swr_resp_pd(dst), dst->ibqp.qp_num,
 				   IB_ACCESS_REMOTE_WRITE, &raddr, len);
 		if (IS_ERR(mr)) {
 			ibdev_dbg(&sdev->ibdev, "qp %u: rkey %#x: %ld\n",
@@ -1182,7 +1215,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			break;
 		raddr = w->hdr.rdma.remote_addr;
 		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.rdma.rkey,
-				   dst->ibqp.pd, dst->ibqp.qp_num,
+				   swr_resp_pd(dst), dst->ibqp.qp_num,
 				   IB_ACCESS_REMOTE_READ, &raddr, len);
 		if (IS_ERR(mr)) {
 			a->status = IB_WC_REM_ACCESS_ERR;
@@ -1201,7 +1234,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	case SWROCE_WR_ATOMIC_WRITE:
 		raddr = w->hdr.atomic.remote_addr;
 		mr = swr_mr_lookup(sdev, SWR_RKEY, w->hdr.atomic.rkey,
-				   dst->ibqp.pd, dst->ibqp.qp_num, access,
+				   swr_resp_pd(dst), dst->ibqp.qp_num, access,
 				   &raddr, sizeof(u64));
 		if (IS_ERR(mr)) {
 			a->status = IB_WC_REM_ACCESS_ERR;
@@ -1255,13 +1288,13 @@ static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
  * happens to @dst when it was reset since step 1: the reset discarded the
  * receive WQE, and the requester keeps its answer.
  */
-static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
-			       const struct swr_send_wqe *w, u64 len,
-			       struct swr_answer *a, struct swr_resp_op *op)
+static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
+				 const struct swr_send_wqe *w, u64 len,
+				 struct swr_answer *a, struct swr_resp_op *op)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
-	bool rc = dst->ibqp.qp_type == IB_QPT_RC;
+	bool rc = swr_qp_reliable(dst);
 	u8 opc = w->hdr.opcode;
 	struct swroce_cqe cqe;
 
@@ -1270,7 +1303,7 @@ static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
 
 	if (opc == SWROCE_WR_SEND_WITH_INV && op->has_recv &&
 	    op->rstatus == IB_WC_SUCCESS && a->status == IB_WC_SUCCESS &&
-	    swr_key_invalidate(sdev, w->hdr.ex, dst->ibqp.pd,
+	    swr_key_invalidate(sdev, w->hdr.ex, swr_resp_pd(dst),
 			       dst->ibqp.qp_num, true)) {
 		ibdev_dbg(&sdev->ibdev, "qp %u: cannot invalidate %#x\n",
 			  dst->ibqp.qp_num, w->hdr.ex);
@@ -1312,6 +1345,21 @@ static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
 		cqe.ex_data = w->hdr.ex;
 	}
 	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+}
+
+/*
+ * Step 3 as the responder sees it: an XRC request's SRQ, which step 1 took
+ * (op->xsrq) and kept while resp_lock was dropped, is the request's again
+ * for the completion, and is released after it.
+ */
+static void swr_respond_finish(struct swr_qp *qp, struct swr_qp *dst,
+			       const struct swr_send_wqe *w, u64 len,
+			       struct swr_answer *a, struct swr_resp_op *op)
+{
+	dst->resp.xsrq = op->xsrq;
+	op->xsrq = NULL;
+	swr_respond_complete(qp, dst, w, len, a, op);
+	swr_xrc_resp_end(dst);
 }
 
 /* Large messages in turns ------------------------------------------------ */
@@ -1501,11 +1549,45 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 		swr_rx_drop(sdev, SWR_CNT_RX_DROP_QP, dst->ibqp.qp_num);
 		return false;
 	}
-	if (dst->ibqp.qp_type == IB_QPT_RC && qp->req.psn != dst->resp.psn) {
+	if (swr_qp_reliable(dst) && qp->req.psn != dst->resp.psn) {
 		swr_qp_count(dst, SWR_CNT_OUT_OF_SEQ);
 		return false;
 	}
 	return true;
+}
+
+/* An XRC_INI QP talks to XRC_TGT QPs; RC and UC to their own kind. */
+static bool swr_local_type_ok(const struct swr_qp *qp,
+			      const struct swr_qp *dst)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return dst->ibqp.qp_type == IB_QPT_XRC_TGT;
+	return dst->ibqp.qp_type == qp->ibqp.qp_type;
+}
+
+/*
+ * Step 1 of a local request (dst->resp_lock held). At an XRC_TGT QP the
+ * request first needs the SRQ its WQE names, of @dst's domain (else an
+ * invalid request, as the wire NAKs it); step 1 works with it as the
+ * wire's responder does (resp.xsrq), then hands the reference to @op for
+ * step 3, since @dst may take other requests while the data moves.
+ */
+static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
+				    const struct swr_send_wqe *w, u64 len,
+				    u32 npkts, struct swr_answer *a,
+				    struct swr_resp_op *op)
+{
+	if (dst->ibqp.qp_type == IB_QPT_XRC_TGT &&
+	    !swr_xrc_resp_begin(dst, w->hdr.xrc_srqn)) {
+		memset(a, 0, sizeof(*a));
+		memset(op, 0, sizeof(*op));
+		op->gen = dst->resp_gen;
+		swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
+		return;
+	}
+	swr_respond_start(qp, dst, w, len, npkts, a, op);
+	op->xsrq = dst->resp.xsrq;
+	dst->resp.xsrq = NULL;
 }
 
 static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
@@ -1513,7 +1595,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_send_wqe *w = &qp->req.wqe;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool rc = swr_qp_reliable(qp);
 	u8 op = w->hdr.opcode;
 	struct swr_resp_op rop;
 	struct swr_answer a;
@@ -1574,7 +1656,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	}
 
 	dst = swr_qp_get(sdev, v->dest_qpn);
-	if (!dst || dst->ibqp.qp_type != qp->ibqp.qp_type) {
+	if (!dst || !swr_local_type_ok(qp, dst)) {
 		if (dst)
 			swr_qp_put(dst);
 		if (!rc) {
@@ -1611,7 +1693,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_respond_start(qp, dst, w, len, npkts, &a, &rop);
+	swr_local_respond_start(qp, dst, w, len, npkts, &a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
 		/* Data moves unlocked, in turns ("Large messages"). */
 		spin_unlock_bh(&dst->resp_lock);
@@ -1683,7 +1765,8 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 		*flushed = swr_flush(qp);
 		return SWR_WAIT;
 	}
-	if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
+	/* Not a sender (XRC_TGT), or not sending now. */
+	if (!qp->sq.ring || (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD))
 		return SWR_WAIT;
 
 	if (qp->req.wqe_valid) {
@@ -1748,10 +1831,14 @@ int swr_req_process(struct swr_qp *qp, int budget)
 bool swr_req_has_work(struct swr_qp *qp, u64 now)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	u32 prod = READ_ONCE(qp->sq.ring->prod.idx);
+	u32 prod;
 
 	if (swr_wire_has_work(qp, now))
 		return true;
+	/* An XRC_TGT QP: nothing to send, nothing of its own to flush. */
+	if (!qp->sq.ring)
+		return READ_ONCE(qp->flush_pending);
+	prod = READ_ONCE(qp->sq.ring->prod.idx);
 	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
 		if (prod != READ_ONCE(qp->sq.cons) ||
 		    READ_ONCE(qp->req.wqe_valid) || !swr_wire_idle(qp))

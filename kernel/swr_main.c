@@ -26,10 +26,13 @@
 #include "swr_crc.h"
 #include "swr_mr.h"
 #include "swr_net.h"
+#include "swr_pkt.h"
 #include "swr_qp.h"
 
 /* The lockdep class of every device's qp_xa lock (swr_newlink()). */
 static struct lock_class_key swr_qp_xa_key;
+/* And of srq_xa's, taken in the same contexts (swr_xrc.c). */
+static struct lock_class_key swr_srq_xa_key;
 
 /*
  * Every swr_dev that has been created and not yet freed, so that module
@@ -194,6 +197,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	swr_net_detach(sdev);
 	swr_poll_stop(sdev);
 	xa_destroy(&sdev->qp_xa);
+	xa_destroy(&sdev->srq_xa);
 	/* Every counter is gone too (rdma_counter_release()). */
 	xa_destroy(&sdev->counter_xa);
 	ida_destroy(&sdev->pd_ida);
@@ -227,6 +231,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
 	.alloc_ucontext = swr_alloc_ucontext,
+	.alloc_xrcd = swr_alloc_xrcd,
 	.attach_mcast = swr_attach_mcast,
 	.counter_alloc_stats = swr_counter_alloc_stats,
 	.counter_bind_qp = swr_counter_bind_qp,
@@ -243,6 +248,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.dealloc_mw = swr_dealloc_mw,
 	.dealloc_pd = swr_dealloc_pd,
 	.dealloc_ucontext = swr_dealloc_ucontext,
+	.dealloc_xrcd = swr_dealloc_xrcd,
 	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
@@ -288,6 +294,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, swr_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, swr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, swr_xrcd, ibxrcd),
 };
 
 /* The swroce device bound to @ndev, with a registration reference. */
@@ -410,6 +417,8 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&sdev->qp_xa.xa_lock, &swr_qp_xa_key);
+	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&sdev->srq_xa.xa_lock, &swr_srq_xa_key);
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	sdev->ring_bytes_max = SWR_RING_BYTES_MAX;
@@ -571,6 +580,7 @@ static int __init swr_init(void)
 {
 	int err;
 
+	swr_pkt_init();
 	swr_crc_init();
 	err = swr_net_init();
 	if (err) {

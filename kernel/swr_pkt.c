@@ -2,6 +2,8 @@
 /*
  * RoCEv2 packets: the opcode table and the invariant CRC (see swr_pkt.h).
  */
+#include <linux/cache.h>
+#include <linux/init.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/string.h>
@@ -18,6 +20,7 @@
 #define IMMDT	sizeof(struct swr_immdt)
 #define IETH	sizeof(struct swr_ieth)
 #define DETH	sizeof(struct swr_deth)
+#define XRCETH	sizeof(struct swr_xrceth)
 
 #define V	SWR_OPF_VALID
 #define P	SWR_OPF_PAYLOAD
@@ -69,6 +72,13 @@ static const struct swr_opinfo swr_rc_ops[32] = {
 				  BTH + RETH },
 };
 
+/*
+ * XRC's opcodes are RC's (transport prefix 101b); its requests carry an
+ * XRCETH between the BTH and the rest (IBTA 9.2). Filled from swr_rc_ops
+ * once, at module load (swr_pkt_init()).
+ */
+static struct swr_opinfo swr_xrc_ops[32] __ro_after_init;
+
 static const struct swr_opinfo swr_ud_ops[32] = {
 	[SWR_OP_SEND_ONLY] = { V | S | P | F | L | SWR_OPF_DETH, BTH + DETH },
 	[SWR_OP_SEND_ONLY_IMM] = { V | S | P | F | L | SWR_OPF_DETH |
@@ -97,10 +107,25 @@ const struct swr_opinfo *swr_opinfo(u8 opcode)
 		return swr_uc_op_ok(op) ? &swr_rc_ops[op] : &swr_no_op;
 	case SWR_OP_UD:
 		return &swr_ud_ops[op];
+	case SWR_OP_XRC:
+		return &swr_xrc_ops[op];
 	case SWR_OP_CNP_PREFIX:
 		return opcode == SWR_OP_CNP ? &swr_cnp_op : &swr_no_op;
 	default:
 		return &swr_no_op;
+	}
+}
+
+void __init swr_pkt_init(void)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(swr_xrc_ops); i++) {
+		swr_xrc_ops[i] = swr_rc_ops[i];
+		if (!(swr_rc_ops[i].flags & SWR_OPF_REQ))
+			continue;
+		swr_xrc_ops[i].flags |= SWR_OPF_XRCETH;
+		swr_xrc_ops[i].hdr_len += XRCETH;
 	}
 }
 

@@ -97,11 +97,21 @@ struct swr_deth {
 	__be32 sqp;		/* reserved (8) | source QP (24) */
 };
 
+/*
+ * XRC Extended Transport Header, 4 bytes: reserved (8) | XRC SRQ (24). In
+ * every XRC request, right after the BTH (IBTA 9.2, table 38), so before
+ * a RETH or AtomicETH; XRC responses carry none.
+ */
+struct swr_xrceth {
+	__be32 srqn;
+};
+
 /* Opcode prefixes (bits 7:5): the transport. */
 #define SWR_OP_RC		0x00
 #define SWR_OP_UC		0x20
 #define SWR_OP_UD		0x60
 #define SWR_OP_CNP_PREFIX	0x80	/* RoCEv2 annex A17.9.3 */
+#define SWR_OP_XRC		0xa0	/* the RC opcodes, in XRC's space */
 #define SWR_OP_TRANSPORT_MASK	0xe0
 /* Congestion Notification Packet: BTH, 16 reserved bytes, ICRC. */
 #define SWR_OP_CNP		0x81
@@ -157,6 +167,7 @@ enum swr_op_flag {
 	SWR_OPF_ATOMIC = BIT(15),
 	SWR_OPF_VALID = BIT(16),
 	SWR_OPF_CNP = BIT(17),		/* a congestion notification */
+	SWR_OPF_XRCETH = BIT(18),	/* an XRC request: XRCETH after BTH */
 };
 
 struct swr_opinfo {
@@ -166,6 +177,8 @@ struct swr_opinfo {
 
 /* The opcode's entry; flags is 0 for an opcode swroce does not know. */
 const struct swr_opinfo *swr_opinfo(u8 opcode);
+/* Fill the tables swr_opinfo() reads that are built (module load). */
+void swr_pkt_init(void);
 
 /*
  * The ICRC of a RoCEv2 packet: @iph is its IPv4 or IPv6 header (@ipv4

@@ -123,6 +123,23 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_XRC_INI:
+		/* A send queue only: the core passes no receive side. */
+		if (init->create_flags || !init->send_cq || init->srq ||
+		    cap->max_send_wr > SWR_MAX_QP_WR ||
+		    cap->max_send_sge > SWR_MAX_SGE ||
+		    cap->max_inline_data > SWR_MAX_INLINE) {
+			ibdev_dbg(ibdev, "create_qp: bad XRC_INI attributes\n");
+			return -EINVAL;
+		}
+		return 0;
+	case IB_QPT_XRC_TGT:
+		/* Created by the core for a process, with its domain. */
+		if (init->create_flags || !init->xrcd) {
+			ibdev_dbg(ibdev, "create_qp: bad XRC_TGT attributes\n");
+			return -EINVAL;
+		}
+		return 0;
 	case IB_QPT_GSI:
 		if (!user && init->port_num == SWR_PORT_NUM)
 			break;
@@ -226,7 +243,7 @@ static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 		.sq_mmap_size = swr_ring_mmap_size(qp->sq.mem),
 	};
 
-	if (!qp->srq) {
+	if (qp->rq.ring) {
 		resp.rq_num_wqe = qp->rq.num_wqe;
 		resp.rq_wqe_stride = 1U << qp->rq.wqe_shift;
 		resp.rq_max_sge = qp->rq.max_sge;
@@ -234,6 +251,19 @@ static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 		resp.rq_mmap_size = swr_ring_mmap_size(qp->rq.mem);
 	}
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
+}
+
+/* An XRC_TGT QP has no send queue: its requests come from the wire. */
+static bool swr_qp_type_has_sq(const struct ib_qp_init_attr *init)
+{
+	return init->qp_type != IB_QPT_XRC_TGT;
+}
+
+/* Receives go to the SRQ (XRC: the SRQs the requests name) instead. */
+static bool swr_qp_type_has_rq(const struct ib_qp_init_attr *init)
+{
+	return !init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	       init->qp_type != IB_QPT_XRC_TGT;
 }
 
 /*
@@ -265,10 +295,11 @@ static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 					  &cmd->rq, rq);
 	if (err)
 		return err;
-	if (*rq && (init->srq ||
-		    (*sq && cmd->sq.addr < cmd->rq.addr + cmd->rq.length &&
-		     cmd->rq.addr < cmd->sq.addr + cmd->sq.length))) {
-		ibdev_dbg(ibdev, "create_qp: receive ring with an SRQ, or overlapping the send ring\n");
+	if ((*sq && !swr_qp_type_has_sq(init)) ||
+	    (*rq && !swr_qp_type_has_rq(init)) ||
+	    (*sq && *rq && cmd->sq.addr < cmd->rq.addr + cmd->rq.length &&
+	     cmd->rq.addr < cmd->sq.addr + cmd->sq.length)) {
+		ibdev_dbg(ibdev, "create_qp: a ring the QP does not have, or overlapping rings\n");
 		return swr_udata_reject(ibdev, udata, -EINVAL);
 	}
 	if (udata->outlen < offsetofend(struct swroce_create_qp_resp,
@@ -278,6 +309,58 @@ static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The rings @init asks for, and the caps they give. An XRC_TGT QP has none
+ * (its requests go to the SRQs they name); an XRC_INI QP and a QP on an
+ * SRQ have no receive queue; any other QP gets one, of one slot if it never
+ * receives.
+ */
+static int swr_qp_init_rings(struct swr_qp *qp, struct ib_ucontext *uctx,
+			     struct ib_qp_init_attr *init,
+			     const struct swroce_user_ring *user_sq,
+			     const struct swroce_user_ring *user_rq)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	int err;
+
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		memset(cap, 0, sizeof(*cap));
+		return 0;
+	}
+	err = swr_sq_init(&qp->sq, uctx, cap, user_sq);
+	if (err)
+		return err;
+	cap->max_send_wr = qp->sq.num_wqe;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+	if (init->qp_type == IB_QPT_XRC_INI) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		return 0;
+	}
+	if (qp->srq)
+		return 0;
+	/* A QP that never receives still gets a one-slot queue. */
+	err = swr_wq_init(&qp->rq, uctx, max(cap->max_recv_wr, 1U),
+			  max(cap->max_recv_sge, 1U), user_rq);
+	if (err) {
+		swr_ring_free(qp->sq.ring, qp->sq.mem);
+		return err;
+	}
+	cap->max_recv_wr = qp->rq.num_wqe;
+	cap->max_recv_sge = qp->rq.max_sge;
+	return 0;
+}
+
+/* What swr_qp_init_rings() allocated. */
+static void swr_qp_free_rings(struct swr_qp *qp)
+{
+	if (qp->sq.ring)
+		swr_ring_free(qp->sq.ring, qp->sq.mem);
+	if (qp->rq.ring)
+		swr_wq_fini(&qp->rq);
 }
 
 int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -311,6 +394,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_swr_cq(init->send_cq);
 	qp->rcq = to_swr_cq(init->recv_cq);
 	qp->srq = init->srq ? to_swr_srq(init->srq) : NULL;
+	qp->xrcd = init->xrcd;
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
@@ -320,35 +404,21 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->poll_node);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
+	/* swr_sq_init() sets it up again; an XRC_TGT QP has no SQ. */
+	spin_lock_init(&qp->sq.prod_lock);
 
 	err = swr_qpn_alloc(sdev, qp);
 	if (err)
 		goto err_dec_count;
 
-	err = swr_sq_init(&qp->sq, uctx, &init->cap, user_sq);
+	err = swr_qp_init_rings(qp, uctx, init, user_sq, user_rq);
 	if (err)
 		goto err_free_qpn;
-	if (!qp->srq) {
-		/* A QP that never receives still gets a one-slot queue. */
-		err = swr_wq_init(&qp->rq, uctx,
-				  max(init->cap.max_recv_wr, 1U),
-				  max(init->cap.max_recv_sge, 1U), user_rq);
-		if (err)
-			goto err_free_sq;
-	}
-
-	init->cap.max_send_wr = qp->sq.num_wqe;
-	init->cap.max_send_sge = qp->sq.max_sge;
-	init->cap.max_inline_data = qp->sq.max_inline;
-	if (!qp->srq) {
-		init->cap.max_recv_wr = qp->rq.num_wqe;
-		init->cap.max_recv_sge = qp->rq.max_sge;
-	}
 
 	if (udata) {
 		err = swr_qp_put_resp(qp, udata);
 		if (err)
-			goto err_free_rq;
+			goto err_free_rings;
 	}
 
 	/* Complete: lookups may find it from here on. */
@@ -356,11 +426,8 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	swr_poll_add_qp(qp);
 	return 0;
 
-err_free_rq:
-	if (!qp->srq)
-		swr_wq_fini(&qp->rq);
-err_free_sq:
-	swr_ring_free(qp->sq.ring, qp->sq.mem);
+err_free_rings:
+	swr_qp_free_rings(qp);
 err_free_qpn:
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 err_dec_count:
@@ -386,9 +453,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->wire);
 
 	/* A ring still mapped by the process stays valid memory. */
-	swr_ring_free(qp->sq.ring, qp->sq.mem);
-	if (!qp->srq)
-		swr_wq_fini(&qp->rq);
+	swr_qp_free_rings(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;
 }
@@ -520,10 +585,13 @@ static void swr_qp_reset(struct swr_qp *qp)
 		atomic_set(&qp->wire->cnps, 0);
 	}
 	qp->req.psn = qp->attr.sq_psn;
-	idx = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) : qp->sq.prod;
-	qp->sq.cons = idx;
-	/* Pairs with the producer's acquire of cons: the slots are free. */
-	smp_store_release(&qp->sq.ring->cons.idx, idx);
+	if (qp->sq.ring) {
+		idx = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) :
+				    qp->sq.prod;
+		qp->sq.cons = idx;
+		/* Pairs with the producer's acquire of cons: slots free. */
+		smp_store_release(&qp->sq.ring->cons.idx, idx);
+	}
 	mutex_unlock(&qp->sq_lock);
 
 	spin_lock_bh(&qp->resp_lock);
@@ -533,7 +601,7 @@ static void swr_qp_reset(struct swr_qp *qp)
 	/* A responder copying without the lock: its receive is gone. */
 	qp->resp_gen++;
 	qp->resp.psn = qp->attr.rq_psn;
-	if (!qp->srq) {
+	if (qp->rq.ring) {
 		idx = qp->is_user ? READ_ONCE(qp->rq.ring->prod.idx) :
 				    qp->rq_prod;
 		qp->rq.cons = idx;
@@ -754,11 +822,12 @@ int swr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.num_wqe;
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_inline_data = qp->sq.max_inline;
-	if (!qp->srq) {
+	if (qp->rq.ring) {
 		attr->cap.max_recv_wr = qp->rq.num_wqe;
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+	    swr_qp_is_xrc(qp))
 		attr->ah_attr = qa.ah;
 	attr->pkey_index = qa.pkey_index;
 	attr->en_sqd_async_notify = sqd_notify;
@@ -985,6 +1054,11 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct swr_qp *qp = to_swr_qp(ibqp);
 	struct swr_dev *sdev = swr_qp_dev(qp);
 
+	/* An XRC_TGT QP sends nothing (the core would let a process try). */
+	if (!qp->sq.ring) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (!qp->is_user)
 		return swr_post_send_kernel(qp, wr, bad_wr);
 
@@ -1093,8 +1167,11 @@ int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	/* User QPs post into the mapped ring; a QP on an SRQ has no RQ. */
-	if (qp->is_user || qp->srq || state == IB_QPS_RESET) {
+	/*
+	 * User QPs post into the mapped ring; a QP on an SRQ and an XRC QP
+	 * have no RQ.
+	 */
+	if (qp->is_user || !qp->rq.ring || qp->srq || state == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

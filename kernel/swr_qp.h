@@ -261,6 +261,7 @@ struct swr_wire_rd {
 	u32 msn;		/* the MSN its responses carry */
 	u32 mtu;		/* READ: the path MTU when it was taken */
 	u32 rkey;		/* READ: the range, as requested */
+	u32 srqn;		/* XRC READ: the SRQ whose PD the rkey is in */
 	u32 len;
 	union {
 		u64 va;		/* READ */
@@ -316,6 +317,8 @@ struct swr_resp_op {
 	/* What a failed copy makes of rstatus and of the answer. */
 	enum ib_wc_status copy_rstatus;
 	enum ib_wc_status copy_status;
+	/* XRC_TGT: the SRQ the request names, referenced until step 3. */
+	struct swr_srq *xsrq;
 };
 
 /*
@@ -372,6 +375,14 @@ struct swr_resp {
 	struct swr_recv_wqe rwqe;
 	bool rwqe_valid;
 	u32 rwqe_offset;
+	/*
+	 * XRC_TGT (swr_xrc.c): the XRC SRQ of the request being processed,
+	 * referenced from swr_xrc_resp_begin() to swr_xrc_resp_end() within
+	 * one hold of resp_lock; and the number of the SRQ whose WQE rwqe
+	 * is, kept with it between the packets of a message.
+	 */
+	struct swr_srq *xsrq;
+	u32 rwqe_srqn;
 };
 
 /*
@@ -408,6 +419,12 @@ struct swr_qp {
 	struct swr_cq *scq;
 	struct swr_cq *rcq;
 	struct swr_srq *srq;	/* NULL: the QP has its own rq */
+	/*
+	 * XRC_TGT: its domain (the requests' SRQs must be of it). An
+	 * XRC_TGT QP has no rings (sq.ring and rq.ring NULL), an XRC_INI QP
+	 * no receive queue (rq.ring NULL): see swr_xrc.c.
+	 */
+	struct ib_xrcd *xrcd;
 
 	/* Serialises modify_qp, query_qp and the reset of the queues. */
 	struct mutex modify_mutex;
@@ -485,6 +502,32 @@ static inline bool swr_opcode_has_data(u8 opcode)
 	}
 }
 
+/* An RC-like transport: ACKs, retries, READs and atomics. */
+static inline bool swr_qp_reliable(const struct swr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+static inline bool swr_qp_is_xrc(const struct swr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * The PD a responder checks memory accesses against (resp_lock held): the
+ * QP's, or for an XRC_TGT QP that of the SRQ the request names (swr_xrc.c);
+ * NULL, which matches no MR, while it names none.
+ */
+static inline struct ib_pd *swr_resp_pd(const struct swr_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : NULL;
+}
+
 static inline struct swr_qp *to_swr_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct swr_qp, ibqp);
@@ -560,6 +603,14 @@ enum swr_qp_by {
 	SWR_QP_BY_ERROR,	/* the engine: a completion in error */
 	SWR_QP_BY_FATAL,	/* the engine: IB_EVENT_QP_FATAL */
 };
+
+/*
+ * swr_xrc.c: the XRC SRQ a request at XRC_TGT QP @tgt names, referenced,
+ * or NULL when there is none of that number in @tgt's domain.
+ */
+struct swr_srq *swr_xrc_srq_get(struct swr_qp *tgt, u32 srqn);
+bool swr_xrc_resp_begin(struct swr_qp *tgt, u32 srqn);
+void swr_xrc_resp_end(struct swr_qp *tgt);
 
 /*
  * swr_poll.c: the per-device poller

@@ -105,12 +105,22 @@ static int swr_res_put_rings(struct sk_buff *msg, struct swr_qp *qp)
 {
 	u32 sq_prod, rq_prod = 0, rq_cons = 0, rq_psn;
 
+	/* An XRC_TGT QP has no rings: it works on its requests' SRQs. */
+	if (!qp->sq.ring) {
+		spin_lock_bh(&qp->resp_lock);
+		rq_psn = qp->resp.psn;
+		spin_unlock_bh(&qp->resp_lock);
+		if (rdma_nl_put_driver_u32(msg, "rq_psn", rq_psn) ||
+		    rdma_nl_put_driver_string(msg, "rq", "xrc_srq"))
+			return -EMSGSIZE;
+		return 0;
+	}
 	/* User rings: what the provider has published, for all we know. */
 	sq_prod = qp->is_user ? READ_ONCE(qp->sq.ring->prod.idx) :
 				READ_ONCE(qp->sq.prod);
 	spin_lock_bh(&qp->resp_lock);
 	rq_psn = qp->resp.psn;
-	if (!qp->srq) {
+	if (qp->rq.ring) {
 		rq_prod = qp->is_user ? READ_ONCE(qp->rq.ring->prod.idx) :
 					READ_ONCE(qp->rq_prod);
 		rq_cons = qp->rq.cons;
@@ -124,6 +134,8 @@ static int swr_res_put_rings(struct sk_buff *msg, struct swr_qp *qp)
 		return -EMSGSIZE;
 	if (qp->srq)
 		return rdma_nl_put_driver_string(msg, "rq", "srq");
+	if (!qp->rq.ring)
+		return rdma_nl_put_driver_string(msg, "rq", "none");
 	if (rdma_nl_put_driver_u32(msg, "rq_size", qp->rq.num_wqe) ||
 	    rdma_nl_put_driver_u32(msg, "rq_prod", rq_prod) ||
 	    rdma_nl_put_driver_u32(msg, "rq_cons", rq_cons))
@@ -143,7 +155,8 @@ static const char *swr_res_qp_path(struct swr_qp *qp)
 	unsigned long flags;
 	union ib_gid dgid;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI)
 		return "none";
 	spin_lock_irqsave(&qp->state_lock, flags);
 	state = qp->state;
@@ -160,7 +173,7 @@ static int swr_res_put_qp(struct sk_buff *msg, void *obj)
 {
 	struct swr_qp *qp = obj;
 	struct swr_poller *p = swr_qp_dev(qp)->poller;
-	u32 flags = READ_ONCE(qp->sq.ring->flags.idx);
+	u32 flags = qp->sq.ring ? READ_ONCE(qp->sq.ring->flags.idx) : 0;
 
 	if (swr_res_put_req(msg, qp) || swr_res_put_rings(msg, qp))
 		return -EMSGSIZE;

@@ -87,7 +87,7 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_ucontext *uctx = NULL;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC) {
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC) {
 		ibdev_dbg(ibdev, "create_srq: type %d not supported\n",
 			  init->srq_type);
 		return -EOPNOTSUPP;
@@ -114,6 +114,11 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->limit = init->attr.srq_limit;
 	init->attr.max_wr = srq->wq.num_wqe;
 	init->attr.max_sge = srq->wq.max_sge;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = swr_xrc_srq_add(srq, init);
+		if (err)
+			goto err_free_wq;
+	}
 
 	if (udata) {
 		resp.num_wqe = srq->wq.num_wqe;
@@ -123,10 +128,13 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.mmap_size = swr_ring_mmap_size(srq->wq.mem);
 		err = swr_udata_put_resp(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_free_wq;
+			goto err_del_srqn;
 	}
 	return 0;
 
+err_del_srqn:
+	if (srq->srqn)
+		swr_xrc_srq_del(srq);
 err_free_wq:
 	swr_wq_fini(&srq->wq);
 	return err;
@@ -169,6 +177,11 @@ int swr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int swr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	swr_wq_fini(&to_swr_srq(ibsrq)->wq);
+	struct swr_srq *srq = to_swr_srq(ibsrq);
+
+	/* No new lookups, then none in flight (swr_xrc.c). */
+	if (srq->srqn)
+		swr_xrc_srq_del(srq);
+	swr_wq_fini(&srq->wq);
 	return 0;
 }

@@ -72,9 +72,10 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * word, so IB_ATOMIC_HCA holds as rxe's does). ATOMIC_WRITE is bit
 	 * 40 of the uAPI's
 	 * ib_uverbs_device_cap_flags; 6.1's headers have no name for it, and
-	 * its uverbs passes the whole 64-bit word to user space.
+	 * its uverbs passes the whole 64-bit word to user space. XRC: XRC
+	 * domains, SRQs and INI/TGT QPs (swr_xrc.c).
 	 */
-	attr->device_cap_flags = IB_DEVICE_MEM_WINDOW |
+	attr->device_cap_flags = IB_DEVICE_XRC | IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_RC_RNR_NAK_GEN |

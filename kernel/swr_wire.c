@@ -328,10 +328,10 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 					   u64 now)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC, ack_req, fresh;
+	bool rc = swr_qp_reliable(qp), ack_req, fresh;
 	const struct swroce_send_wqe *h = &e->wqe.hdr;
 	u8 op = swr_wire_req_opcode(e, k, &ack_req);
-	const struct swr_opinfo *oi = swr_opinfo(op);
+	const struct swr_opinfo *oi = swr_opinfo(swr_qp_transport(qp) | op);
 	struct swr_wire_req *wr = &qp->wire->req;
 	u32 paylen = 0, pad, hdr_len = oi->hdr_len, psn, span = 1;
 	struct sk_buff *skb;
@@ -379,10 +379,16 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	skb = swr_skb_alloc(sdev, hdr_len, paylen, pad);
 	if (!skb)
 		return IB_WC_SUCCESS;	/* as if lost: the timer resends */
-	swr_bth_init((struct swr_bth *)skb->data, (rc ? SWR_OP_RC : SWR_OP_UC) | op,
+	swr_bth_init((struct swr_bth *)skb->data, swr_qp_transport(qp) | op,
 		     (h->flags & SWROCE_WQE_SOLICITED) && (oi->flags & SWR_OPF_LAST),
 		     pad, p->dqpn, psn, rc && ack_req);
 	x = skb->data + sizeof(struct swr_bth);
+	if (oi->flags & SWR_OPF_XRCETH) {
+		/* The remote SRQ, in every packet of the message. */
+		((struct swr_xrceth *)x)->srqn =
+			htonl(h->xrc_srqn & SWR_XRC_SRQN_MAX);
+		x += sizeof(struct swr_xrceth);
+	}
 	if (oi->flags & SWR_OPF_RETH) {
 		struct swr_reth *reth = (struct swr_reth *)x;
 
@@ -485,7 +491,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 				  const struct swr_wire_path *p)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool rc = swr_qp_reliable(qp);
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
 	bool sent = false;
@@ -1005,7 +1011,7 @@ void swr_wire_poll(struct swr_qp *qp)
 	}
 	swr_wire_send_pending(qp, &p);
 	/* Outstanding and nothing left to send: the timer must run. */
-	if (qp->ibqp.qp_type == IB_QPT_RC && !wr->deadline &&
+	if (swr_qp_reliable(qp) && !wr->deadline &&
 	    READ_ONCE(qp->state) != IB_QPS_ERR)
 		swr_wire_arm(qp, &p);
 	if (wr->deadline)

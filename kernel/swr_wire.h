@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 
 #include "swr_net.h"
+#include "swr_pkt.h"
 #include "swr_qp.h"
 
 #define SWR_PSN_MASK		0xffffffU
@@ -60,6 +61,14 @@ static inline struct swr_wire_cb *swr_wire_cb(struct sk_buff *skb)
 {
 	BUILD_BUG_ON(sizeof(struct swr_wire_cb) > sizeof(skb->cb));
 	return (struct swr_wire_cb *)skb->cb;
+}
+
+/* The opcode prefix of @qp's packets: RC, UC or XRC (swr_pkt.h). */
+static inline u8 swr_qp_transport(const struct swr_qp *qp)
+{
+	if (swr_qp_is_xrc(qp))
+		return SWR_OP_XRC;
+	return qp->ibqp.qp_type == IB_QPT_UC ? SWR_OP_UC : SWR_OP_RC;
 }
 
 /* Signed distance a - b of two 24-bit PSNs. */

@@ -69,6 +69,7 @@ struct swr_wire_req_pkt {
 	u32 imm;
 	u32 ieth;
 	u32 msg_flags;
+	u32 xrc_srqn;		/* XRC: the XRCETH's SRQ */
 	u8 op;			/* the opcode without the transport bits */
 	bool rc;
 	bool ack_req;
@@ -82,7 +83,7 @@ static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u8 op = orig ? SWR_OP_ATOMIC_ACK : SWR_OP_ACK;
-	const struct swr_opinfo *oi = swr_opinfo(op);
+	const struct swr_opinfo *oi = swr_opinfo(swr_qp_transport(qp) | op);
 	struct sk_buff *skb;
 	struct swr_aeth *aeth;
 
@@ -91,7 +92,8 @@ static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 	skb = swr_skb_alloc(sdev, oi->hdr_len, 0, 0);
 	if (!skb)
 		return;
-	swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op, false, 0,
+	swr_bth_init((struct swr_bth *)skb->data, swr_qp_transport(qp) | op,
+		     false, 0,
 		     p->dqpn, psn, false);
 	aeth = (struct swr_aeth *)(skb->data + sizeof(struct swr_bth));
 	aeth->smsn = htonl((u32)syn << SWR_AETH_SYN_SHIFT |
@@ -196,11 +198,12 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 		op = SWR_OP_READ_RESP_LAST;
 	else
 		op = SWR_OP_READ_RESP_MIDDLE;
-	oi = swr_opinfo(op);
+	oi = swr_opinfo(swr_qp_transport(qp) | op);
 	skb = swr_skb_alloc(sdev, oi->hdr_len, n, pad);
 	if (!skb)
 		return 0;	/* as if lost: the requester asks again */
-	swr_bth_init((struct swr_bth *)skb->data, SWR_OP_RC | op, false, pad,
+	swr_bth_init((struct swr_bth *)skb->data, swr_qp_transport(qp) | op,
+		     false, pad,
 		     p->dqpn, (rd->psn + k) & SWR_PSN_MASK, false);
 	if (oi->flags & SWR_OPF_AETH) {
 		aeth = (struct swr_aeth *)(skb->data + sizeof(struct swr_bth));
@@ -226,6 +229,8 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u32 cnt = min(budget, rd->npkts - rd->next), k;
 	u64 off = (u64)rd->next * rd->mtu, va, bytes;
+	struct swr_srq *xsrq = NULL;
+	struct ib_pd *pd = qp->ibqp.pd;
 	struct swr_mr *mr = NULL;
 	int err = 0;
 
@@ -237,9 +242,18 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	bytes = min_t(u64, rd->len - off, (u64)cnt * rd->mtu);
 	va = rd->va + off;
 	if (bytes) {
-		mr = swr_mr_lookup(sdev, SWR_RKEY, rd->rkey, qp->ibqp.pd,
+		/* XRC: the rkey is in the PD of the SRQ the READ named. */
+		if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+			xsrq = swr_xrc_srq_get(qp, rd->srqn);
+			if (!xsrq)
+				return -ENOENT;
+			pd = xsrq->ibsrq.pd;
+		}
+		mr = swr_mr_lookup(sdev, SWR_RKEY, rd->rkey, pd,
 				   qp->ibqp.qp_num, IB_ACCESS_REMOTE_READ, &va,
 				   bytes);
+		if (xsrq)
+			swr_srq_put(xsrq);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 	}
@@ -474,6 +488,8 @@ static bool swr_wire_take_recv(struct swr_qp *qp, const struct swr_wire_path *p,
 		return false;
 	}
 	qp->resp.rwqe_valid = true;
+	if (qp->resp.xsrq)
+		qp->resp.rwqe_srqn = qp->resp.xsrq->srqn;
 	return true;
 }
 
@@ -516,7 +532,7 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		return true;
 
 	if (oi->flags & SWR_OPF_IETH) {
-		if (swr_key_invalidate(sdev, q->ieth, qp->ibqp.pd,
+		if (swr_key_invalidate(sdev, q->ieth, swr_resp_pd(qp),
 				       qp->ibqp.qp_num, true)) {
 			st = IB_WC_REM_INV_REQ_ERR;
 		} else {
@@ -546,9 +562,9 @@ static u8 swr_wire_write_data(struct swr_qp *qp, const struct swr_rx *rx,
 	struct swr_mr *mr;
 	int err = 0;
 
-	mr = swr_mr_lookup(swr_qp_dev(qp), SWR_RKEY, ws->wr_rkey, qp->ibqp.pd,
-			   qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE, &va,
-			   rx->paylen);
+	mr = swr_mr_lookup(swr_qp_dev(qp), SWR_RKEY, ws->wr_rkey,
+			   swr_resp_pd(qp), qp->ibqp.qp_num,
+			   IB_ACCESS_REMOTE_WRITE, &va, rx->paylen);
 	if (IS_ERR(mr))
 		return SWR_AETH_NAK_REM_ACC;
 	if (op == SWR_OP_ATOMIC_WRITE) {
@@ -661,7 +677,7 @@ static void swr_wire_resp_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	}
 	if (len) {
 		mr = swr_mr_lookup(swr_qp_dev(qp), SWR_RKEY, ntohl(q->reth->rkey),
-				   qp->ibqp.pd, qp->ibqp.qp_num,
+				   swr_resp_pd(qp), qp->ibqp.qp_num,
 				   IB_ACCESS_REMOTE_READ, &va, len);
 		if (IS_ERR(mr)) {
 			q->nak = SWR_AETH_NAK_REM_ACC;
@@ -677,6 +693,7 @@ static void swr_wire_resp_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	rd->msn = ws->msn;
 	rd->mtu = p->mtu;
 	rd->rkey = ntohl(q->reth->rkey);
+	rd->srqn = q->xrc_srqn;
 	rd->len = len;
 	rd->va = be64_to_cpu(q->reth->va);
 	qp->resp.psn = (rx->psn + npkts) & SWR_PSN_MASK;
@@ -699,7 +716,7 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 		return;
 	}
 	mr = swr_mr_lookup(swr_qp_dev(qp), SWR_RKEY, ntohl(atm->rkey),
-			   qp->ibqp.pd, qp->ibqp.qp_num,
+			   swr_resp_pd(qp), qp->ibqp.qp_num,
 			   IB_ACCESS_REMOTE_ATOMIC, &va, sizeof(u64));
 	if (IS_ERR(mr)) {
 		q->nak = SWR_AETH_NAK_REM_ACC;
@@ -737,9 +754,14 @@ static void swr_wire_parse(const struct swr_rx *rx, struct swr_qp *qp,
 	memset(q, 0, sizeof(*q));
 	q->rx = rx;
 	q->op = rx->bth->opcode & ~SWR_OP_TRANSPORT_MASK;
-	q->rc = qp->ibqp.qp_type == IB_QPT_RC;
+	q->rc = swr_qp_reliable(qp);
 	q->ack_req = ntohl(rx->bth->apsn) & SWR_BTH_ACK_REQ;
 	q->se = rx->bth->flags & SWR_BTH_SE;
+	if (oi->flags & SWR_OPF_XRCETH) {
+		q->xrc_srqn = ntohl(((const struct swr_xrceth *)x)->srqn) &
+			      SWR_XRC_SRQN_MAX;
+		x += sizeof(struct swr_xrceth);
+	}
 	if (oi->flags & SWR_OPF_RETH) {
 		q->reth = (const struct swr_reth *)x;
 		x += sizeof(*q->reth);
@@ -795,6 +817,23 @@ static bool swr_wire_psn_ok(struct swr_qp *qp, const struct swr_wire_path *p,
 	}
 	ws->nak_sent = false;
 	return true;
+}
+
+/*
+ * XRC_TGT: the SRQ the XRCETH names must be of the QP's domain, and the
+ * packets of a message all name the one its receive WQE came from. On
+ * success the request holds that SRQ (resp.xsrq) until
+ * swr_xrc_resp_end(). Any other QP: nothing to check.
+ */
+static bool swr_wire_xrc_ok(struct swr_qp *qp,
+			    const struct swr_wire_req_pkt *q)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return true;
+	if (qp->resp.rwqe_valid && !(q->rx->op->flags & SWR_OPF_FIRST) &&
+	    q->xrc_srqn != qp->resp.rwqe_srqn)
+		return false;
+	return swr_xrc_resp_begin(qp, q->xrc_srqn);
 }
 
 /* The opcode sequence and packet lengths (IBTA 9.7.5.1.3). */
@@ -854,7 +893,7 @@ void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 	swr_wire_parse(rx, qp, &q);
 	if (!swr_wire_psn_ok(qp, p, &q))
 		return;
-	if (!swr_wire_seq_ok(qp, p, rx))
+	if (!swr_wire_seq_ok(qp, p, rx) || !swr_wire_xrc_ok(qp, &q))
 		q.nak = SWR_AETH_NAK_INV_REQ;
 	else if (oi->flags & SWR_OPF_SEND)
 		ack = swr_wire_resp_send(qp, p, &q);
@@ -865,6 +904,7 @@ void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 	else if (q.atm)
 		swr_wire_resp_atomic(qp, p, &q);
 
+	swr_xrc_resp_end(qp);
 	if (q.nak) {
 		swr_wire_nak(qp, p, &q);
 		return;
@@ -897,6 +937,30 @@ static bool swr_wire_queue_resp(struct swr_qp *qp, struct swr_rx *rx)
 	return true;
 }
 
+/*
+ * Whether @qp takes a packet of @transport: RC and UC their own, XRC
+ * requests at an XRC_TGT QP and XRC responses at an XRC_INI QP, CNPs any
+ * connected QP.
+ */
+static bool swr_wire_transport_ok(const struct swr_qp *qp, u8 transport,
+				  const struct swr_opinfo *oi)
+{
+	switch (transport) {
+	case SWR_OP_RC:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case SWR_OP_UC:
+		return qp->ibqp.qp_type == IB_QPT_UC;
+	case SWR_OP_XRC:
+		return qp->ibqp.qp_type == (oi->flags & SWR_OPF_REQ ?
+					    IB_QPT_XRC_TGT : IB_QPT_XRC_INI);
+	case SWR_OP_CNP_PREFIX:
+		return qp->ibqp.qp_type == IB_QPT_RC ||
+		       qp->ibqp.qp_type == IB_QPT_UC || swr_qp_is_xrc(qp);
+	default:
+		return false;
+	}
+}
+
 bool swr_wire_rx(struct swr_rx *rx)
 {
 	struct swr_dev *sdev = rx->sdev;
@@ -911,10 +975,7 @@ bool swr_wire_rx(struct swr_rx *rx)
 		return false;
 	}
 	swr_wire_path(qp, &p);
-	if ((transport == SWR_OP_RC && qp->ibqp.qp_type != IB_QPT_RC) ||
-	    (transport == SWR_OP_UC && qp->ibqp.qp_type != IB_QPT_UC) ||
-	    (transport == SWR_OP_CNP_PREFIX &&
-	     qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
+	if (!swr_wire_transport_ok(qp, transport, rx->op) ||
 	    (p.state != IB_QPS_RTR && p.state != IB_QPS_RTS &&
 	     p.state != IB_QPS_SQD) ||
 	    !swr_rx_from_peer(rx, &p.d)) {

@@ -14,7 +14,7 @@
 #
 # Steps: vm-cpu, abi-layout, packages (not on the debug kernel unless named),
 # provider-builddir, link, device, udata, mr, dm, import, parent, cq, ah,
-# srq, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
+# srq, xrc, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
 # counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc,
 # cc-basic, cc (only when named), suite, bench-smoke, uverbs-fuzz,
 # lifecycle, unload.
@@ -186,6 +186,9 @@ tools/vm/hugepages.sh "$hp_old" >/dev/null
 step cq build/selftests/swroce_cq
 step ah build/selftests/swroce_ah
 step srq build/selftests/swroce_srq
+# XRC domains, SRQs and INI/TGT QPs on swroce0 and across two namespaces,
+# ibv_xsrq_pingpong on both (swroce_xrc.c).
+step xrc selftests/swroce_xrc.sh
 step qp build/selftests/swroce_qp
 step qp-errors build/selftests/swroce_qp_errors
 step fastpath build/selftests/swroce_fastpath

@@ -407,7 +407,7 @@ TEST_F(hostile, bad_lengths)
 			break;
 		case 8:
 			x.h.rdma.rkey = 0xfffffffe;
-			x.h.reserved_0 = 0xffffffff;
+			x.h.xrc_srqn = 0xffffffff;
 			break;
 		default:
 			/* The provider refuses these; the kernel must too. */

@@ -1010,7 +1010,7 @@ static void fill_send_wqe(uint8_t *slot, const struct swr_sq *sq)
 	w->flags = pct(95) ? rnd(16) : (uint8_t)rnd64();
 	w->num_sge = pct(90) ? rnd(sq->max_sge + 1) : (uint16_t)rnd64();
 	w->ex = (uint32_t)rnd64();
-	w->reserved_0 = pct(95) ? 0 : (uint32_t)rnd64();
+	w->xrc_srqn = pct(95) ? 0 : (uint32_t)rnd64();
 	if (w->flags & SWROCE_WQE_INLINE) {
 		w->inline_len = pct(90) ? rnd(sq->max_inline + 1) :
 			(pct(50) ? room + 1 : (uint32_t)rnd64());

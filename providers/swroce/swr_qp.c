@@ -36,6 +36,8 @@ enum {
 	SWR_OPS_RC = SWR_OPS_UC | SWR_OP(RDMA_READ) |
 		     SWR_OP(ATOMIC_CMP_AND_SWP) | SWR_OP(ATOMIC_FETCH_AND_ADD) |
 		     SWR_OP(SEND_WITH_INV) | SWR_OPS_ATOMIC_WRITE,
+	/* XRC_SEND: RC's, but no window is bound to a QP across domains. */
+	SWR_OPS_XRC = SWR_OPS_RC & ~SWR_OP(BIND_MW),
 	/* Opcodes that carry a local data buffer (SGEs or inline data). */
 	SWR_OPS_DATA = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM) |
 		       SWR_OP(SEND_WITH_INV) | SWR_OP(RDMA_WRITE) |
@@ -58,7 +60,8 @@ enum {
 		     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 		     IBV_QP_EX_WITH_SEND_WITH_INV |
 		     SWR_QPX_ATOMIC_WRITE,
-	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD |
+	SWR_QPX_XRC = SWR_QPX_RC & ~IBV_QP_EX_WITH_BIND_MW,
+	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			    IBV_QP_INIT_ATTR_CREATE_FLAGS,
 };
@@ -360,6 +363,8 @@ static int swr_post_one(struct swr_qp *qp, struct ibv_send_wr *wr,
 		}
 		break;
 	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->ex = wr->imm_data;
@@ -413,7 +418,9 @@ int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct swr_qp *qp = to_swr_qp(ibqp);
 	int err, db_err;
 
-	if (ibqp->state == IBV_QPS_RESET || ibqp->srq) {
+	if (ibqp->state == IBV_QPS_RESET || ibqp->srq ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -674,6 +681,14 @@ static void swr_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 	qp->wqe->ud.remote_qkey = remote_qkey;
 }
 
+static void swr_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx, uint32_t remote_srqn)
+{
+	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+
+	if (qp->wqe && qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		qp->wqe->xrc_srqn = remote_srqn;
+}
+
 static void swr_wr_start(struct ibv_qp_ex *ibqpx)
 {
 	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
@@ -740,6 +755,7 @@ static void swr_qp_set_wr_ops(struct swr_qp *qp, uint64_t flags)
 	x->wr_set_inline_data = swr_wr_set_inline_data;
 	x->wr_set_inline_data_list = swr_wr_set_inline_data_list;
 	x->wr_set_ud_addr = swr_wr_set_ud_addr;
+	x->wr_set_xrc_srqn = swr_wr_set_xrc_srqn;
 	x->wr_start = swr_wr_start;
 	x->wr_complete = swr_wr_complete;
 	x->wr_abort = swr_wr_abort;
@@ -757,8 +773,10 @@ static uint32_t swr_qp_type_ops(enum ibv_qp_type type)
 		return SWR_OPS_UC;
 	case IBV_QPT_UD:
 		return SWR_OPS_UD;
+	case IBV_QPT_XRC_SEND:
+		return SWR_OPS_XRC;
 	default:
-		return 0;
+		return 0;	/* XRC_RECV sends nothing */
 	}
 }
 
@@ -769,6 +787,10 @@ static uint64_t swr_qp_type_wr_flags(enum ibv_qp_type type)
 		return SWR_QPX_RC;
 	case IBV_QPT_UC:
 		return SWR_QPX_UC;
+	case IBV_QPT_XRC_SEND:
+		return SWR_QPX_XRC;
+	case IBV_QPT_XRC_RECV:
+		return 0;
 	default:
 		return SWR_QPX_UD;
 	}
@@ -779,7 +801,7 @@ static struct swr_qp *swr_qp_alloc(enum ibv_qp_type type)
 	struct swr_qp *qp;
 	int err;
 
-	if (!swr_qp_type_ops(type)) {
+	if (!swr_qp_type_ops(type) && type != IBV_QPT_XRC_RECV) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -809,10 +831,11 @@ struct swr_qp_rings {
 
 /*
  * Ask the allocator of the parent @ibpd (if any) for the rings of a QP
- * with @cap, and name them in @cmd. 0 or an errno.
+ * with @cap (a receive ring if @has_rq), and name them in @cmd. 0 or an
+ * errno.
  */
 static int swr_qp_rings_alloc(struct ibv_pd *ibpd, const struct ibv_qp_cap *cap,
-			      bool has_srq, struct swr_qp_rings *rings,
+			      bool has_rq, struct swr_qp_rings *rings,
 			      struct swroce_create_qp_cmd *cmd)
 {
 	int err;
@@ -820,7 +843,7 @@ static int swr_qp_rings_alloc(struct ibv_pd *ibpd, const struct ibv_qp_cap *cap,
 	rings->rq.addr = NULL;
 	err = swr_ring_buf_alloc(ibpd, swr_sq_ring_bytes(cap), SWROCE_RES_TYPE_QP,
 				 &rings->sq);
-	if (!err && !has_srq)
+	if (!err && has_rq)
 		err = swr_ring_buf_alloc(ibpd,
 					 swr_wq_ring_bytes(cap->max_recv_wr,
 							   cap->max_recv_sge),
@@ -903,6 +926,25 @@ static void swr_qp_bind_parent(struct swr_qp *qp, struct ibv_pd *ibpd)
 	}
 }
 
+static struct ibv_qp *swr_create_xrc_send(struct ibv_pd *ibpd,
+					  struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ax = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = ibpd,
+	};
+	struct ibv_qp *qp = swr_create_qp_ex(ibpd->context, &ax);
+
+	if (qp)
+		attr->cap = ax.cap;
+	return qp;
+}
+
 struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 			     struct ibv_qp_init_attr *attr)
 {
@@ -912,10 +954,21 @@ struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 	struct swr_qp *qp;
 	int err;
 
+	/*
+	 * ibv_create_qp_ex() with only a PD comes here: an XRC_SEND QP has
+	 * no receive side, which the extended path knows. An XRC_RECV QP
+	 * needs a domain, which this verb cannot name.
+	 */
+	if (attr->qp_type == IBV_QPT_XRC_SEND)
+		return swr_create_xrc_send(ibpd, attr);
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
 	qp = swr_qp_alloc(attr->qp_type);
 	if (!qp)
 		return NULL;
-	err = swr_qp_rings_alloc(ibpd, &attr->cap, attr->srq, &rings,
+	err = swr_qp_rings_alloc(ibpd, &attr->cap, !attr->srq, &rings,
 				 &cmd.drv_payload);
 	if (err)
 		goto err_free;
@@ -958,7 +1011,11 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	/* XRC_RECV: a domain and nothing else; every other type: a PD. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV ?
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) :
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -968,21 +1025,31 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		swr_qp_set_wr_ops(qp, attr->send_ops_flags);
 
-	err = swr_qp_rings_alloc(attr->pd, &attr->cap, attr->srq, &rings,
-				 &cmd.drv_payload);
+	/* An XRC_RECV QP has no rings; an XRC_SEND QP no receive ring. */
+	memset(&rings, 0, sizeof(rings));
+	err = 0;
+	if (attr->qp_type != IBV_QPT_XRC_RECV)
+		err = swr_qp_rings_alloc(attr->pd, &attr->cap,
+					 !attr->srq &&
+					 attr->qp_type != IBV_QPT_XRC_SEND,
+					 &rings, &cmd.drv_payload);
 	if (err)
 		goto err_free;
 	err = swr_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free_rings;
-	err = swr_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload, &attr->cap,
-			 attr->srq, &rings);
-	if (err)
-		goto err_destroy;
+	/* The kernel gives an XRC_RECV QP no rings (nor driver data). */
+	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+		err = swr_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload,
+				 &attr->cap, attr->srq, &rings);
+		if (err)
+			goto err_destroy;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		qp->vqp.comp_mask |= VERBS_QP_EX;
-	swr_qp_bind_parent(qp, attr->pd);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
+		swr_qp_bind_parent(qp, attr->pd);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -1030,6 +1097,35 @@ out:
 	pthread_spin_unlock(&cq->lock);
 }
 
+/*
+ * ibv_open_qp(): another handle on an XRC_RECV QP of the domain, from any
+ * process that opened it. Like the QP it opens, it has no rings.
+ */
+struct ibv_qp *swr_open_qp(struct ibv_context *ibctx,
+			   struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct swr_qp *qp;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = swr_qp_alloc(attr->qp_type);
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		swr_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
 int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask)
 {
@@ -1065,7 +1161,8 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	if (err)
 		return err;
 	swr_qp_unmap(qp);
-	swr_parent_put(ibqp->pd);
+	if (ibqp->qp_type != IBV_QPT_XRC_RECV)
+		swr_parent_put(ibqp->pd);
 	swr_qp_free(qp);
 	return 0;
 }

@@ -101,12 +101,37 @@ int swr_wq_post_recv(struct swr_wq *wq, struct ibv_recv_wr *wr,
 	return err;
 }
 
+/*
+ * Map the ring the kernel described for a new SRQ; on failure the SRQ is
+ * destroyed and freed, and errno set.
+ */
+static struct ibv_srq *swr_srq_map(struct swr_srq *srq, struct ibv_pd *ibpd,
+				   const struct swroce_create_srq_resp *r,
+				   const struct swr_ring_buf *rb)
+{
+	int err;
+
+	err = swr_wq_map(&srq->wq, ibpd->context->cmd_fd, r->num_wqe,
+			 r->wqe_stride, r->max_sge, r->mmap_offset,
+			 r->mmap_size, rb);
+	if (err) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		if (rb->addr)
+			swr_ring_release(ibpd, rb->addr, rb->size, true,
+					 SWROCE_RES_TYPE_SRQ);
+		free(srq);
+		errno = err;
+		return NULL;
+	}
+	srq->wq.single_threaded = swr_parent_get(ibpd);
+	return &srq->vsrq.srq;
+}
+
 struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
 			       struct ibv_srq_init_attr *attr)
 {
 	struct swr_create_srq_cmd cmd = {};
 	struct swr_create_srq_cmd_resp resp = {};
-	struct swroce_create_srq_resp *r = &resp.drv_payload;
 	struct swr_ring_buf rb;
 	struct swr_srq *srq;
 	int err;
@@ -128,16 +153,8 @@ struct ibv_srq *swr_create_srq(struct ibv_pd *ibpd,
 				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free_ring;
-	err = swr_wq_map(&srq->wq, ibpd->context->cmd_fd, r->num_wqe,
-			 r->wqe_stride, r->max_sge, r->mmap_offset,
-			 r->mmap_size, &rb);
-	if (err)
-		goto err_destroy;
-	srq->wq.single_threaded = swr_parent_get(ibpd);
-	return &srq->vsrq.srq;
+	return swr_srq_map(srq, ibpd, &resp.drv_payload, &rb);
 
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
 err_free_ring:
 	if (rb.addr)
 		swr_ring_release(ibpd, rb.addr, rb.size, true,
@@ -146,6 +163,58 @@ err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * ibv_create_srq_ex(): a basic SRQ, or an XRC SRQ (IBV_SRQT_XRC: a
+ * domain, a CQ and a PD). The kernel numbers an XRC SRQ; senders name it
+ * (ibv_get_srq_num()).
+ */
+struct ibv_srq *swr_create_srq_ex(struct ibv_context *ibctx,
+				  struct ibv_srq_init_attr_ex *attr)
+{
+	struct swr_create_xsrq_cmd cmd = {};
+	struct swr_create_xsrq_cmd_resp resp = {};
+	/* An XRC SRQ's ring is the kernel's (no parent domain's allocator). */
+	const struct swr_ring_buf rb = {};
+	uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+		   attr->srq_type == IBV_SRQT_XRC;
+	struct swr_srq *srq;
+	int err;
+
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && !xrc &&
+	     attr->srq_type != IBV_SRQT_BASIC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	err = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		free(srq);
+		errno = err;
+		return NULL;
+	}
+	/* libibverbs' ioctl path leaves the number here, not in resp. */
+	if (xrc)
+		srq->srqn = srq->vsrq.srq_num ? srq->vsrq.srq_num :
+						resp.ibv_resp.srqn;
+	return swr_srq_map(srq, attr->pd, &resp.drv_payload, &rb);
+}
+
+int swr_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct swr_srq *srq = to_swr_srq(ibsrq);
+
+	if (!srq->srqn)
+		return EOPNOTSUPP;
+	*srq_num = srq->srqn;
+	return 0;
 }
 
 int swr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)

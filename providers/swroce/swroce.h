@@ -129,6 +129,7 @@ struct swr_wq {
 struct swr_srq {
 	struct verbs_srq vsrq;
 	struct swr_wq wq;
+	uint32_t srqn;		/* XRC: the number senders name; 0: basic */
 };
 
 /*
@@ -221,6 +222,8 @@ DECLARE_DRV_CMD(swr_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, swroce_resize_cq_resp);
 DECLARE_DRV_CMD(swr_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ,
 		swroce_create_srq_cmd, swroce_create_srq_resp);
+DECLARE_DRV_CMD(swr_create_xsrq_cmd, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		empty, swroce_create_srq_resp);
 DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
 		swroce_create_qp_cmd, swroce_create_qp_resp);
 DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
@@ -350,6 +353,14 @@ int swr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		   int mask);
 int swr_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int swr_destroy_srq(struct ibv_srq *ibsrq);
+struct ibv_srq *swr_create_srq_ex(struct ibv_context *ibctx,
+				  struct ibv_srq_init_attr_ex *attr);
+int swr_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+
+/* swr_xrcd.c */
+struct ibv_xrcd *swr_open_xrcd(struct ibv_context *ibctx,
+			       struct ibv_xrcd_init_attr *attr);
+int swr_close_xrcd(struct ibv_xrcd *ibxrcd);
 int swr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 
@@ -373,6 +384,8 @@ int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int swr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		 int attr_mask, struct ibv_qp_init_attr *init_attr);
 int swr_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *swr_open_qp(struct ibv_context *ibctx,
+			   struct ibv_qp_open_attr *attr);
 int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

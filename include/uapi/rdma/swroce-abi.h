@@ -384,7 +384,8 @@ enum swroce_send_flags {
  * (wqe_stride) bounds both.
  *
  * ex is the immediate data (network byte order) of the *_WITH_IMM
- * opcodes, and the rkey to invalidate of SEND_WITH_INV.
+ * opcodes, and the rkey to invalidate of SEND_WITH_INV. XRC_SEND QPs take
+ * every opcode RC does but BIND_MW.
  * ATOMIC_WRITE carries its 8 bytes in atomic.compare_add.
  */
 struct swroce_send_wqe {
@@ -394,7 +395,12 @@ struct swroce_send_wqe {
 	__u16 num_sge;
 	__u32 inline_len;
 	__u32 ex;
-	__u32 reserved_0;
+	/*
+	 * XRC_SEND QPs: the XRC SRQ number of the remote end (the XRCETH of
+	 * every packet), ibv_send_wr.qp_type.xrc.remote_srqn. Other QPs
+	 * ignore it; providers before XRC wrote 0 here (reserved_0).
+	 */
+	__u32 xrc_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# XRC (issue 13): the C test (swroce_xrc.c) and ibv_xsrq_pingpong, first
+# on the test device (server, client and both ends on swroce0: the
+# same-device path), then across a veth between two swroce devices in two
+# network namespaces (the wire: XRC opcodes with their XRCETH):
+#
+#   netns swr-xa: xv0 10.80.1.1/24, device swrx0
+#     | veth
+#   netns swr-xb: xv1 10.80.1.2/24, device swrx1
+#
+# Runs as root inside the test guest (selftests/run-guest.sh), with the
+# provider installed and swroce0 on veth0 (10.77.0.1). TAP on stdout.
+
+set -u
+# shellcheck source=selftests/tap.sh
+. "$(dirname "$0")/tap.sh"
+# shellcheck source=selftests/net.sh
+. "$(dirname "$0")/net.sh"
+
+T=300
+bin=$(dirname "$0")/../build/selftests/swroce_xrc
+
+cleanup() {
+	rdma link del swrx0 2>/dev/null
+	rdma link del swrx1 2>/dev/null
+	ip netns del swr-xa 2>/dev/null
+	ip netns del swr-xb 2>/dev/null
+}
+trap cleanup EXIT
+cleanup
+
+# xrc_c WHERE [VAR=VALUE...]: the C test, each of its results one of ours
+xrc_c() {
+	local where=$1 log=/tmp/swr-xrc.log rc
+	shift
+	env "$@" timeout 600 "$bin" >$log 2>&1
+	rc=$?
+	while read -r line; do
+		case $line in
+		"ok "*) tap_ok 0 "$where: ${line#ok * }" ;;
+		"not ok "*) tap_ok 1 "$where: ${line#not ok * }" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ ' $log)
+	[ $rc -eq 0 ] || sed 's/^/# /' $log
+	tap_ok $rc "$where: swroce_xrc exit status"
+}
+
+# xsrq WHERE SNS SDEV SGID CNS CDEV CGID IP: ibv_xsrq_pingpong, data checked
+# by the program itself (it validates each message), exit status 0 both
+xsrq() {
+	local where=$1
+	shift
+	pp ibv_xsrq_pingpong "$@" -m 1024 -n 20 -s 4096
+	tap_ok $? "$where: ibv_xsrq_pingpong server and client exit 0"
+}
+
+L4=$(v4gid 10.77.0.1)
+wait_gid swroce0 "$L4"
+tap_ok $? "swroce0 has its IPv4 RoCE v2 GID"
+xrc_c "same device"
+xsrq "same device" "" swroce0 "$L4" "" swroce0 "$L4" 10.77.0.1
+
+if ns_pair swr-xa swr-xb xv0 xv1 80.1 80 swrx0 swrx1; then
+	tap_ok 0 "two swroce devices in two namespaces"
+	xrc_c "wire" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
+	xsrq "wire" swr-xa swrx0 "$(v4gid 10.80.1.1)" \
+		swr-xb swrx1 "$(v4gid 10.80.1.2)" 10.80.1.1
+	cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+	tap_ok "$(($(cnt swrx0 tx_pkts) > 0 && $(cnt swrx1 rx_pkts) > 0))" = 1 \
+		"wire: the XRC traffic went through the veth (tx/rx counters)"
+else
+	tap_ok 1 "two swroce devices in two namespaces"
+fi
+
+tap_done
