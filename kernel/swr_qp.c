@@ -325,7 +325,7 @@ static int swr_qp_init_rings(struct swr_qp *qp, struct ib_ucontext *uctx,
 	struct ib_qp_cap *cap = &init->cap;
 	int err;
 
-	if (init->qp_type == IB_QPT_XRC_TGT) {
+	if (!swr_qp_type_has_sq(init)) {
 		memset(cap, 0, sizeof(*cap));
 		return 0;
 	}
@@ -335,13 +335,14 @@ static int swr_qp_init_rings(struct swr_qp *qp, struct ib_ucontext *uctx,
 	cap->max_send_wr = qp->sq.num_wqe;
 	cap->max_send_sge = qp->sq.max_sge;
 	cap->max_inline_data = qp->sq.max_inline;
-	if (init->qp_type == IB_QPT_XRC_INI) {
-		cap->max_recv_wr = 0;
-		cap->max_recv_sge = 0;
+	if (!swr_qp_type_has_rq(init)) {
+		/* An SRQ's caps are the SRQ's; an XRC_INI QP receives nothing. */
+		if (init->qp_type == IB_QPT_XRC_INI) {
+			cap->max_recv_wr = 0;
+			cap->max_recv_sge = 0;
+		}
 		return 0;
 	}
-	if (qp->srq)
-		return 0;
 	/* A QP that never receives still gets a one-slot queue. */
 	err = swr_wq_init(&qp->rq, uctx, max(cap->max_recv_wr, 1U),
 			  max(cap->max_recv_sge, 1U), user_rq);
