@@ -143,6 +143,12 @@ enum swr_counter {
 	SWR_CNT_NP_CNP_SENT,	/* CNPs sent in answer; per QP */
 	SWR_CNT_RP_CNP_HANDLED,	/* CNPs a requester acted on; per QP */
 	SWR_CNT_RP_CNP_IGNORED,	/* CNPs ignored (RP off, nothing sent); per QP */
+	/* Raw packet QPs (swr_raw.c), per device: */
+	SWR_CNT_RAW_TX_FRAMES,	/* frames handed to the netdev */
+	SWR_CNT_RAW_TX_DROPPED,	/* frames the netdev (or memory) refused */
+	SWR_CNT_RAW_RX_FRAMES,	/* frames placed in a receive WQE */
+	/* frames a flow matched and no QP took: no WQE, state, length */
+	SWR_CNT_RAW_RX_DROPPED,
 	SWR_NUM_COUNTERS
 };
 
@@ -246,6 +252,16 @@ struct swr_dev {
 	struct swr_wire __rcu *wire;
 	struct list_head wire_node;
 	bool wire_dead;
+
+	/*
+	 * Raw packet QPs' flows (swr_raw.c): struct swr_flow, each QP's
+	 * together, read under RCU. raw_mutex serialises the writers and
+	 * the tap (raw_pt), which is registered while the list is not
+	 * empty.
+	 */
+	struct mutex raw_mutex;
+	struct list_head raw_flows;
+	struct packet_type raw_pt;
 };
 
 struct swr_ucontext {

@@ -27,6 +27,7 @@
 #include "swr_mr.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_raw.h"
 
 /* The lockdep class of every device's qp_xa lock (swr_newlink()). */
 static struct lock_class_key swr_qp_xa_key;
@@ -235,6 +236,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.counter_update_stats = swr_counter_update_stats,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq_shim,
+	.create_flow = swr_create_flow,
 	.create_qp = swr_create_qp,
 	.create_srq = swr_create_srq,
 	.create_user_ah = swr_create_ah,
@@ -246,6 +248,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
+	.destroy_flow = swr_destroy_flow,
 	.destroy_qp = swr_destroy_qp,
 	.destroy_srq = swr_destroy_srq,
 	.detach_mcast = swr_detach_mcast,
@@ -416,6 +419,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	swr_cc_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->wire_node);
+	swr_raw_dev_init(sdev);
 	sdev->last_port_state = swr_port_state(sdev);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;

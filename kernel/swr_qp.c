@@ -129,6 +129,15 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_RAW_PACKET:
+		/*
+		 * User QPs only: the core let the process in only with
+		 * CAP_NET_RAW (uverbs_cmd.c, uverbs_std_types_qp.c).
+		 */
+		if (user)
+			break;
+		ibdev_dbg(ibdev, "create_qp: no kernel raw packet QPs\n");
+		return -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		if (!user && init->port_num == SWR_PORT_NUM)
 			break;

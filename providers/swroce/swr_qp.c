@@ -26,9 +26,11 @@
 #endif
 
 /* What each QP type may post (IBTA: UC has neither READ nor atomics nor
- * SEND with Invalidate; UD sends only).
+ * SEND with Invalidate; UD sends only; a raw packet QP sends whole
+ * Ethernet frames, with no immediate data to carry them).
  */
 enum {
+	SWR_OPS_RAW = SWR_OP(SEND),
 	SWR_OPS_UD = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM),
 	SWR_OPS_UC = SWR_OPS_UD | SWR_OP(RDMA_WRITE) |
 		     SWR_OP(RDMA_WRITE_WITH_IMM) | SWR_OP(LOCAL_INV) |
@@ -49,6 +51,7 @@ enum {
 
 /* ibv_create_qp_ex() send_ops_flags per QP type */
 enum {
+	SWR_QPX_RAW = IBV_QP_EX_WITH_SEND,
 	SWR_QPX_UD = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
 	SWR_QPX_UC = SWR_QPX_UD | IBV_QP_EX_WITH_RDMA_WRITE |
 		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
@@ -739,6 +742,8 @@ static uint32_t swr_qp_type_ops(enum ibv_qp_type type)
 		return SWR_OPS_UC;
 	case IBV_QPT_UD:
 		return SWR_OPS_UD;
+	case IBV_QPT_RAW_PACKET:
+		return SWR_OPS_RAW;
 	default:
 		return 0;
 	}
@@ -751,6 +756,8 @@ static uint64_t swr_qp_type_wr_flags(enum ibv_qp_type type)
 		return SWR_QPX_RC;
 	case IBV_QPT_UC:
 		return SWR_QPX_UC;
+	case IBV_QPT_RAW_PACKET:
+		return SWR_QPX_RAW;
 	default:
 		return SWR_QPX_UD;
 	}
@@ -977,5 +984,38 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	swr_parent_put(ibqp->pd);
 	swr_qp_unmap(qp);
 	swr_qp_free(qp);
+	return 0;
+}
+
+/*
+ * Flow steering (raw packet QPs): the kernel parses and keeps the specs;
+ * the provider has nothing of its own to add (no driver command data).
+ */
+struct ibv_flow *swr_create_flow(struct ibv_qp *ibqp,
+				 struct ibv_flow_attr *attr)
+{
+	struct ibv_flow *flow;
+	int err;
+
+	flow = calloc(1, sizeof(*flow));
+	if (!flow)
+		return NULL;
+	err = ibv_cmd_create_flow(ibqp, flow, attr, NULL, 0);
+	if (err) {
+		free(flow);
+		errno = err;
+		return NULL;
+	}
+	return flow;
+}
+
+int swr_destroy_flow(struct ibv_flow *flow)
+{
+	int err;
+
+	err = ibv_cmd_destroy_flow(flow);
+	if (err)
+		return err;
+	free(flow);
 	return 0;
 }

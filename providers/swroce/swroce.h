@@ -340,6 +340,9 @@ int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int swr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		 int attr_mask, struct ibv_qp_init_attr *init_attr);
 int swr_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_flow *swr_create_flow(struct ibv_qp *ibqp,
+				 struct ibv_flow_attr *attr);
+int swr_destroy_flow(struct ibv_flow *flow);
 int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
