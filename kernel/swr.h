@@ -147,7 +147,10 @@ enum swr_counter {
 	SWR_CNT_RAW_TX_FRAMES,	/* frames handed to the netdev */
 	SWR_CNT_RAW_TX_DROPPED,	/* frames the netdev (or memory) refused */
 	SWR_CNT_RAW_RX_FRAMES,	/* frames placed in a receive WQE */
-	/* frames a flow matched and no QP took: no WQE, state, length */
+	/*
+	 * frames not delivered: a matched QP without a receive WQE or not
+	 * in RTR/RTS, or a frame too long for a raw QP, or no memory
+	 */
 	SWR_CNT_RAW_RX_DROPPED,
 	SWR_NUM_COUNTERS
 };
