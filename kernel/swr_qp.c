@@ -134,9 +134,10 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 		 * User QPs only: the core let the process in only with
 		 * CAP_NET_RAW (uverbs_cmd.c, uverbs_std_types_qp.c).
 		 */
-		if (user)
+		if (user && to_swr_dev(ibdev)->ndev->type == ARPHRD_ETHER)
 			break;
-		ibdev_dbg(ibdev, "create_qp: no kernel raw packet QPs\n");
+		/* Frames need an Ethernet link (not tun, wireguard). */
+		ibdev_dbg(ibdev, "create_qp: no raw packet QP here\n");
 		return -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		if (!user && init->port_num == SWR_PORT_NUM)

@@ -6,7 +6,8 @@
  * CAP_NET_RAW: the RDMA core checks it for both the write and the ioctl
  * command, and for every flow) sends and receives whole Ethernet frames
  * on the device's netdev, as a RoCE NIC's raw Ethernet QPs do (mlx5 is
- * the reference for what the verbs mean).
+ * the reference for what the verbs mean). Only on an Ethernet netdev:
+ * an L3 device (tun, wireguard) has no frames to give.
  *
  * Send: the gathered bytes of one WQE (SGEs or inline data) are one frame,
  * from the destination MAC on; at least an Ethernet header, at most the
