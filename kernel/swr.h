@@ -237,6 +237,10 @@ struct swr_dev {
 	struct xarray qp_xa;
 	u32 qpn_next;
 	atomic_t num_qp;	/* against SWR_MAX_QP */
+	/* Receive WQs and their tables (swr_rss.c, swr_rss.h limits). */
+	atomic_t num_wq;
+	atomic_t num_rwq_ind_tbl;
+	atomic_t rwq_ind_tbl_seq;	/* the next table's number */
 
 	/*
 	 * The most ring memory one user context may hold (swr_mmap.c),

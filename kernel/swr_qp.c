@@ -24,6 +24,7 @@
 #include "swr_compat.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_rss.h"
 #include "swr_trace.h"
 #include "swr_udata.h"
 
@@ -148,15 +149,19 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
+	/* An RSS QP: a user raw packet QP (checked above), no CQs. */
+	if (init->rwq_ind_tbl) {
+		if (init->qp_type != IB_QPT_RAW_PACKET)
+			return -EOPNOTSUPP;
+	} else if (!init->send_cq || !init->recv_cq) {
+		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
+		return -EINVAL;
+	}
 	/* The core keeps IB_UVERBS_QP_CREATE_SQ_SIG_ALL to itself. */
 	if (init->create_flags) {
 		ibdev_dbg(ibdev, "create_qp: flags %#x not supported\n",
 			  init->create_flags);
 		return -EOPNOTSUPP;
-	}
-	if (!init->send_cq || !init->recv_cq) {
-		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
-		return -EINVAL;
 	}
 	if (cap->max_send_wr > SWR_MAX_QP_WR ||
 	    cap->max_send_sge > SWR_MAX_SGE ||
@@ -202,6 +207,18 @@ static int swr_sq_init(struct swr_sq *sq, struct ib_ucontext *uctx,
 	return PTR_ERR_OR_ZERO(sq->ring);
 }
 
+int swr_qpn_reserve(struct swr_dev *sdev, u32 *qpn)
+{
+	int err;
+
+	err = xa_alloc_cyclic_irq(&sdev->qp_xa, qpn, NULL,
+				  XA_LIMIT(SWR_GSI_QPN + 1, SWR_QPN_MAX),
+				  &sdev->qpn_next, GFP_KERNEL);
+	if (err == -EBUSY)
+		return -ENOMEM;
+	return err < 0 ? err : 0;
+}
+
 /* Reserve the QP number; the QP is stored there once it is complete. */
 static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 {
@@ -217,11 +234,7 @@ static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 		}
 		qpn = SWR_GSI_QPN;
 	} else {
-		err = xa_alloc_cyclic_irq(&sdev->qp_xa, &qpn, NULL,
-					  XA_LIMIT(SWR_GSI_QPN + 1, SWR_QPN_MAX),
-					  &sdev->qpn_next, GFP_KERNEL);
-		if (err == -EBUSY)
-			return -ENOMEM;
+		err = swr_qpn_reserve(sdev, &qpn);
 	}
 	if (err < 0)
 		return err;
@@ -232,6 +245,13 @@ static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 {
 	struct swroce_create_qp_resp resp = {
+		.qpn = qp->ibqp.qp_num,
+	};
+
+	/* An RSS QP's queues are the kernel's alone: none to map. */
+	if (qp->rss)
+		return swr_udata_put_resp(udata, &resp, sizeof(resp));
+	resp = (struct swroce_create_qp_resp){
 		.qpn = qp->ibqp.qp_num,
 		.sq_num_wqe = qp->sq.num_wqe,
 		.sq_wqe_stride = 1U << qp->sq.wqe_shift,
@@ -251,9 +271,32 @@ static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
 }
 
+/*
+ * The optional command (struct swroce_create_qp_cmd): known bits, zero
+ * where not announced, a hash only for a QP with an indirection table.
+ */
+static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			  struct swroce_create_qp_cmd *cmd, bool rss)
+{
+	int err;
+
+	err = swr_udata_get_cmd(ibdev, udata, cmd, sizeof(*cmd), 0);
+	if (err)
+		return err;
+	if (cmd->comp_mask & ~SWROCE_CREATE_QP_CMD_RX_HASH)
+		return swr_udata_reject(ibdev, udata, -EOPNOTSUPP);
+	if (cmd->reserved_0 ||
+	    (!(cmd->comp_mask & SWROCE_CREATE_QP_CMD_RX_HASH) &&
+	     memchr_inv(cmd, 0, sizeof(*cmd))) ||
+	    ((cmd->comp_mask & SWROCE_CREATE_QP_CMD_RX_HASH) && !rss))
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	return 0;
+}
+
 int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
+	struct swroce_create_qp_cmd cmd = {};
 	struct ib_device *ibdev = ibqp->device;
 	struct swr_dev *sdev = to_swr_dev(ibdev);
 	struct swr_qp *qp = to_swr_qp(ibqp);
@@ -264,7 +307,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	if (udata) {
-		err = swr_udata_no_cmd(ibdev, udata);
+		err = swr_qp_get_cmd(ibdev, udata, &cmd, !!init->rwq_ind_tbl);
 		if (err)
 			return err;
 		if (udata->outlen < offsetofend(struct swroce_create_qp_resp,
@@ -275,6 +318,13 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		}
 		uctx = swr_udata_uctx(udata);
 	}
+	if (init->rwq_ind_tbl) {
+		err = swr_rss_qp_init(qp, init, &cmd);
+		if (err)
+			return err;
+		/* Queues that nobody posts to: the kernel's, unmapped. */
+		uctx = NULL;
+	}
 	if (atomic_inc_return(&sdev->num_qp) > SWR_MAX_QP) {
 		err = -ENOMEM;
 		goto err_dec_count;
@@ -282,8 +332,8 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->is_user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->scq = to_swr_cq(init->send_cq);
-	qp->rcq = to_swr_cq(init->recv_cq);
+	qp->scq = init->send_cq ? to_swr_cq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_swr_cq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_swr_srq(init->srq) : NULL;
 	mutex_init(&qp->modify_mutex);
 	spin_lock_init(&qp->state_lock);
@@ -339,6 +389,7 @@ err_free_qpn:
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 err_dec_count:
 	atomic_dec(&sdev->num_qp);
+	swr_rss_qp_fini(qp);
 	return err;
 }
 
@@ -363,6 +414,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	swr_ring_free(qp->sq.ring, qp->sq.mmap);
 	if (!qp->srq)
 		swr_wq_fini(&qp->rq);
+	swr_rss_qp_fini(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;
 }
@@ -562,6 +614,9 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	/* As on mlx5: an RSS QP has no states; its WQs have them. */
+	if (qp->rss)
 		return -EOPNOTSUPP;
 	if (udata) {
 		err = swr_udata_no_cmd(ibdev, udata);

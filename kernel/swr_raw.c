@@ -57,6 +57,7 @@
 #include "swr_compat.h"
 #include "swr_net.h"
 #include "swr_raw.h"
+#include "swr_rss.h"
 #include "swr_wire.h"
 
 /* The longest frame a raw QP sends or receives on @ndev. */
@@ -64,18 +65,6 @@ static u32 swr_raw_max_frame(const struct net_device *ndev)
 {
 	return READ_ONCE(ndev->mtu) + ETH_HLEN + VLAN_HLEN;
 }
-
-/* The headers of a frame as the flows look at them. */
-struct swr_raw_hdrs {
-	const struct ethhdr *eth;
-	__be16 proto;		/* the ethertype after any VLAN tag */
-	__be16 vlan_tci;
-	bool has_vlan;
-	const struct iphdr *ip4;
-	const struct ipv6hdr *ip6;
-	u8 l4_proto;		/* IPPROTO_TCP/UDP when l4 is set */
-	const __be16 *l4;	/* source port, then destination port */
-};
 
 static void swr_raw_parse(const u8 *frame, u32 len, struct swr_raw_hdrs *h)
 {
@@ -190,6 +179,19 @@ static bool swr_flow_match(const struct swr_flow *f,
 	       (h->l4[1] & f->l4_mask.dst_port) == f->l4.dst_port;
 }
 
+enum ib_wc_status swr_raw_place(struct swr_dev *sdev, struct ib_pd *pd,
+				u32 qpn, const struct swr_recv_wqe *rwqe,
+				const u8 *frame, u32 len)
+{
+	if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len)
+		return IB_WC_LOC_LEN_ERR;
+	if (swr_sge_copy_pd(sdev, pd, qpn, rwqe->sge, rwqe->num_sge, 0,
+			    (u8 *)frame, len, true))
+		return IB_WC_LOC_PROT_ERR;
+	swr_count(sdev, SWR_CNT_RAW_RX_FRAMES);
+	return IB_WC_SUCCESS;
+}
+
 /*
  * Deliver @frame to @qp's next receive WQE (any context; takes resp_lock).
  * The WQE is held in resp.rwqe, which a raw QP uses for nothing else.
@@ -215,15 +217,10 @@ static void swr_raw_recv(struct swr_qp *qp, const u8 *frame, u32 len)
 		swr_count(sdev, SWR_CNT_RAW_RX_DROPPED);
 		goto out_unlock;
 	}
-	swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num, IB_WC_SUCCESS,
+	swr_cqe_init(&cqe, rwqe->wr_id, qp->ibqp.qp_num,
+		     swr_raw_place(sdev, qp->ibqp.pd, qp->ibqp.qp_num, rwqe,
+				   frame, len),
 		     SWR_WC_RECV, len);
-	if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len)
-		cqe.status = IB_WC_LOC_LEN_ERR;
-	else if (swr_sge_copy(qp, rwqe->sge, rwqe->num_sge, 0, (u8 *)frame,
-			      len, true))
-		cqe.status = IB_WC_LOC_PROT_ERR;
-	else
-		swr_count(sdev, SWR_CNT_RAW_RX_FRAMES);
 	swr_recv_complete(qp, &cqe, false);
 out_unlock:
 	spin_unlock_bh(&qp->resp_lock);
@@ -248,7 +245,10 @@ static void swr_raw_deliver(struct swr_dev *sdev, const u8 *frame, u32 len,
 		    !swr_flow_match(f, &h))
 			continue;
 		served = f->qp;
-		swr_raw_recv(f->qp, frame, len);
+		if (f->qp->rss)
+			swr_rss_recv(f->qp, frame, len, &h);
+		else
+			swr_raw_recv(f->qp, frame, len);
 	}
 	rcu_read_unlock();
 }

@@ -6,10 +6,25 @@
 #ifndef SWR_RAW_H
 #define SWR_RAW_H
 
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <rdma/ib_verbs.h>
 
 #include "swr.h"
 #include "swr_qp.h"
+
+/* The headers of a frame as the flows (and RSS hashes) look at them. */
+struct swr_raw_hdrs {
+	const struct ethhdr *eth;
+	__be16 proto;		/* the ethertype after any VLAN tag */
+	__be16 vlan_tci;
+	bool has_vlan;
+	const struct iphdr *ip4;
+	const struct ipv6hdr *ip6;
+	u8 l4_proto;		/* IPPROTO_TCP/UDP when l4 is set */
+	const __be16 *l4;	/* source port, then destination port */
+};
 
 /* The specs a flow matches on (struct swr_flow.specs). */
 enum {
@@ -46,6 +61,15 @@ void swr_raw_dev_init(struct swr_dev *sdev);
  * other raw QPs whose flows match. Always completes the WQE.
  */
 void swr_raw_send(struct swr_qp *qp);
+
+/*
+ * Scatter a received @frame into the consumed receive WQE @rwqe, whose
+ * SGEs are @pd's, of the queue numbered @qpn: the completion's status
+ * (a frame longer than the WQE is LOC_LEN_ERR, nothing copied).
+ */
+enum ib_wc_status swr_raw_place(struct swr_dev *sdev, struct ib_pd *pd,
+				u32 qpn, const struct swr_recv_wqe *rwqe,
+				const u8 *frame, u32 len);
 
 struct ib_flow *swr_create_flow(struct ib_qp *ibqp,
 				struct ib_flow_attr *attr,

@@ -75,7 +75,14 @@ void swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 int swr_sge_copy(struct swr_qp *qp, const struct swroce_sge *sge, u32 num,
 		 u64 off, u8 *buf, u32 len, bool to_mr)
 {
-	struct swr_dev *sdev = swr_qp_dev(qp);
+	return swr_sge_copy_pd(swr_qp_dev(qp), qp->ibqp.pd, qp->ibqp.qp_num,
+			       sge, num, off, buf, len, to_mr);
+}
+
+int swr_sge_copy_pd(struct swr_dev *sdev, struct ib_pd *pd, u32 qpn,
+		    const struct swroce_sge *sge, u32 num, u64 off, u8 *buf,
+		    u32 len, bool to_mr)
+{
 	struct swr_mr *mr;
 	u64 iova, n;
 	u32 i;
@@ -88,8 +95,7 @@ int swr_sge_copy(struct swr_qp *qp, const struct swroce_sge *sge, u32 num,
 		}
 		n = min_t(u64, sge[i].length - off, len);
 		iova = sge[i].addr + off;
-		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey, qp->ibqp.pd,
-				   qp->ibqp.qp_num,
+		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey, pd, qpn,
 				   to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);

@@ -30,6 +30,10 @@
  */
 int swr_sge_copy(struct swr_qp *qp, const struct swroce_sge *sge, u32 num,
 		 u64 off, u8 *buf, u32 len, bool to_mr);
+/* The same for a queue of @pd without a QP (a WQ numbered @qpn). */
+int swr_sge_copy_pd(struct swr_dev *sdev, struct ib_pd *pd, u32 qpn,
+		    const struct swroce_sge *sge, u32 num, u64 off, u8 *buf,
+		    u32 len, bool to_mr);
 /* The same for the data of the send WQE @w: its SGEs or inline data. */
 int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 		      u64 off, u8 *buf, u32 len, bool to_mr);

@@ -63,7 +63,9 @@ enum {
 		     SWR_QPX_ATOMIC_WRITE,
 	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-			    IBV_QP_INIT_ATTR_CREATE_FLAGS,
+			    IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			    IBV_QP_INIT_ATTR_IND_TABLE |
+			    IBV_QP_INIT_ATTR_RX_HASH,
 };
 
 /* The uAPI numbers its opcodes as enum ibv_wr_opcode does. */
@@ -885,6 +887,11 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	err = swr_rss_cmd(&cmd.drv_payload, attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
 	qp = swr_qp_alloc(attr->qp_type);
 	if (!qp)
 		return NULL;
@@ -918,7 +925,7 @@ err_free:
  * the ring's prod, so the survivors move towards prod, newest first, and
  * our consumer index moves up past the holes.
  */
-static void swr_cq_clean(struct swr_cq *cq, uint32_t qpn)
+void swr_cq_clean(struct swr_cq *cq, uint32_t qpn)
 {
 	uint32_t prod, i, dst, mask;
 
