@@ -21,6 +21,8 @@
  *
  * Spinlocks (innermost, never held across a sleep):
  *   swr_srq.lock               (one SRQ's consumer side and limit)
+ *   swr_rwq.lock               (one receive WQ's consumer side and state,
+ *                              swr_rss.h)
  *   swr_cq.lock                (one CQ's producer side and resize)
  *
  * swr_dev_list_lock is never held across ib_register_device() or any other
@@ -149,7 +151,8 @@ enum swr_counter {
 	SWR_CNT_RAW_RX_FRAMES,	/* frames placed in a receive WQE */
 	/*
 	 * frames not delivered: a matched QP without a receive WQE or not
-	 * in RTR/RTS, or a frame too long for a raw QP, or no memory
+	 * in RTR/RTS (an RSS QP: its WQ without one, or not in RDY), or a
+	 * frame too long for a raw QP, or no memory
 	 */
 	SWR_CNT_RAW_RX_DROPPED,
 	SWR_NUM_COUNTERS
