@@ -361,10 +361,13 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_free_sq;
 	}
 
-	init->cap.max_send_wr = qp->sq.num_wqe;
-	init->cap.max_send_sge = qp->sq.max_sge;
-	init->cap.max_inline_data = qp->sq.max_inline;
-	if (!qp->srq) {
+	/* An RSS QP reports no queues: its caps stay 0. */
+	if (!qp->rss) {
+		init->cap.max_send_wr = qp->sq.num_wqe;
+		init->cap.max_send_sge = qp->sq.max_sge;
+		init->cap.max_inline_data = qp->sq.max_inline;
+	}
+	if (!qp->srq && !qp->rss) {
 		init->cap.max_recv_wr = qp->rq.num_wqe;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
@@ -780,10 +783,13 @@ int swr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rq_psn = READ_ONCE(qp->resp.psn);
 	attr->dest_qp_num = qa.dest_qpn;
 	attr->qp_access_flags = qa.access_flags;
-	attr->cap.max_send_wr = qp->sq.num_wqe;
-	attr->cap.max_send_sge = qp->sq.max_sge;
-	attr->cap.max_inline_data = qp->sq.max_inline;
-	if (!qp->srq) {
+	/* An RSS QP's one-slot rings are the kernel's: no queues to tell. */
+	if (!qp->rss) {
+		attr->cap.max_send_wr = qp->sq.num_wqe;
+		attr->cap.max_send_sge = qp->sq.max_sge;
+		attr->cap.max_inline_data = qp->sq.max_inline;
+	}
+	if (!qp->srq && !qp->rss) {
 		attr->cap.max_recv_wr = qp->rq.num_wqe;
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}

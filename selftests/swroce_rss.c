@@ -337,11 +337,17 @@ TEST_F(rss, qp_is_receive_only)
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE,
 		.pd = self->pd, .rwq_ind_tbl = self->tbl,
 	};
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr q;
 
 	errno = 0;
 	EXPECT_NE(0, ibv_modify_qp(self->qp, &qa,
 				   IBV_QP_STATE | IBV_QP_PORT));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* No queues to tell of. */
+	ASSERT_EQ(0, ibv_query_qp(self->qp, &q, IBV_QP_CAP, &qi));
+	EXPECT_EQ(0, q.cap.max_send_wr);
+	EXPECT_EQ(0, q.cap.max_recv_wr);
 	/* A table without a hash configuration. */
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_create_qp_ex(self->ctx, &a));
