@@ -21,6 +21,8 @@
  *
  * Spinlocks (innermost, never held across a sleep):
  *   swr_srq.lock               (one SRQ's consumer side and limit)
+ *   swr_rwq.lock               (one receive WQ's consumer side and state,
+ *                              swr_rss.h)
  *   swr_cq.lock                (one CQ's producer side and resize)
  *
  * swr_dev_list_lock is never held across ib_register_device() or any other
@@ -148,6 +150,16 @@ enum swr_counter {
 	SWR_CNT_NP_CNP_SENT,	/* CNPs sent in answer; per QP */
 	SWR_CNT_RP_CNP_HANDLED,	/* CNPs a requester acted on; per QP */
 	SWR_CNT_RP_CNP_IGNORED,	/* CNPs ignored (RP off, nothing sent); per QP */
+	/* Raw packet QPs (swr_raw.c), per device: */
+	SWR_CNT_RAW_TX_FRAMES,	/* frames handed to the netdev */
+	SWR_CNT_RAW_TX_DROPPED,	/* frames the netdev (or memory) refused */
+	SWR_CNT_RAW_RX_FRAMES,	/* frames placed in a receive WQE */
+	/*
+	 * frames not delivered: a matched QP without a receive WQE or not
+	 * in RTR/RTS (an RSS QP: its WQ without one, or not in RDY), or a
+	 * frame too long for a raw QP, or no memory
+	 */
+	SWR_CNT_RAW_RX_DROPPED,
 	SWR_NUM_COUNTERS
 };
 
@@ -233,6 +245,10 @@ struct swr_dev {
 	struct xarray qp_xa;
 	u32 qpn_next;
 	atomic_t num_qp;	/* against SWR_MAX_QP */
+	/* Receive WQs and their tables (swr_rss.c, swr_rss.h limits). */
+	atomic_t num_wq;
+	atomic_t num_rwq_ind_tbl;
+	atomic_t rwq_ind_tbl_seq;	/* the next table's number */
 
 	/*
 	 * XRC SRQ number -> struct swr_srq (swr_xrc.c), as qp_xa: the
@@ -259,6 +275,16 @@ struct swr_dev {
 	struct swr_wire __rcu *wire;
 	struct list_head wire_node;
 	bool wire_dead;
+
+	/*
+	 * Raw packet QPs' flows (swr_raw.c): struct swr_flow, each QP's
+	 * together, read under RCU. raw_mutex serialises the writers and
+	 * the tap (raw_pt), which is registered while the list is not
+	 * empty.
+	 */
+	struct mutex raw_mutex;
+	struct list_head raw_flows;
+	struct packet_type raw_pt;
 };
 
 struct swr_ucontext {

@@ -41,6 +41,7 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_raw.h"
 #include "swr_trace.h"
 #include "swr_wire.h"
 
@@ -559,8 +560,10 @@ static bool swr_opcode_ok(struct swr_qp *qp, u8 opcode)
 {
 	switch (opcode) {
 	case SWROCE_WR_SEND:
-	case SWROCE_WR_SEND_WITH_IMM:
 		return true;
+	case SWROCE_WR_SEND_WITH_IMM:
+		/* A raw frame has nowhere to carry immediate data. */
+		return qp->ibqp.qp_type != IB_QPT_RAW_PACKET;
 	case SWROCE_WR_RDMA_WRITE:
 	case SWROCE_WR_RDMA_WRITE_WITH_IMM:
 	case SWROCE_WR_LOCAL_INV:
@@ -1789,6 +1792,10 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
 		return swr_exec_ud(qp, &v);
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+		swr_raw_send(qp);
+		return SWR_DONE;
+	}
 	return swr_exec_rc_uc(qp, &v);
 }
 

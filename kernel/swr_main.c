@@ -28,6 +28,8 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_raw.h"
+#include "swr_rss.h"
 
 /* The lockdep class of every device's qp_xa lock (swr_newlink()). */
 static struct lock_class_key swr_qp_xa_key;
@@ -240,9 +242,12 @@ static const struct ib_device_ops swr_dev_ops = {
 	.counter_update_stats = swr_counter_update_stats,
 	.create_ah = swr_create_ah,
 	.create_cq = swr_create_cq_shim,
+	.create_flow = swr_create_flow,
 	.create_qp = swr_create_qp,
+	.create_rwq_ind_table = swr_create_rwq_ind_table,
 	.create_srq = swr_create_srq,
 	.create_user_ah = swr_create_ah,
+	.create_wq = swr_create_wq,
 	.dealloc_dm = swr_dealloc_dm,
 	.dealloc_driver = swr_dealloc_driver,
 	.dealloc_mw = swr_dealloc_mw,
@@ -252,8 +257,11 @@ static const struct ib_device_ops swr_dev_ops = {
 	.dereg_mr = swr_dereg_mr,
 	.destroy_ah = swr_destroy_ah,
 	.destroy_cq = swr_destroy_cq,
+	.destroy_flow = swr_destroy_flow,
 	.destroy_qp = swr_destroy_qp,
+	.destroy_rwq_ind_table = swr_destroy_rwq_ind_table,
 	.destroy_srq = swr_destroy_srq,
+	.destroy_wq = swr_destroy_wq,
 	.detach_mcast = swr_detach_mcast,
 	.device_group = &swr_attr_group,
 	.disassociate_ucontext = swr_disassociate_ucontext,
@@ -270,6 +278,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	.mmap_free = swr_mmap_free,
 	.modify_qp = swr_modify_qp,
 	.modify_srq = swr_modify_srq,
+	.modify_wq = swr_modify_wq,
 	.poll_cq = swr_poll_cq,
 	.post_recv = swr_post_recv,
 	.post_send = swr_post_send,
@@ -292,6 +301,7 @@ static const struct ib_device_ops swr_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, swr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, swr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, swr_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_rwq_ind_table, swr_rwq_ind_table, ibtbl),
 	INIT_RDMA_OBJ_SIZE(ib_srq, swr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, swr_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, swr_xrcd, ibxrcd),
@@ -425,6 +435,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	swr_cc_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->wire_node);
+	swr_raw_dev_init(sdev);
 	sdev->last_port_state = swr_port_state(sdev);
 
 	sdev->ibdev.node_type = RDMA_NODE_IB_CA;

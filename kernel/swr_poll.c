@@ -148,10 +148,10 @@
 /* A pass found a QP busy in another context: the CPU is its for this. */
 #define SWR_POLL_HELD_US	50
 
-/* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring. */
+/* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring (if it has one). */
 static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
 {
-	if (qp->is_user)
+	if (qp->is_user && qp->sq.ring)
 		WRITE_ONCE(qp->sq.ring->flags.idx,
 			   sleeping ? SWROCE_SQ_NEED_WAKEUP : 0);
 }

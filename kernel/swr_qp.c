@@ -24,6 +24,7 @@
 #include "swr_compat.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_rss.h"
 #include "swr_trace.h"
 #include "swr_udata.h"
 
@@ -140,6 +141,16 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 			return -EINVAL;
 		}
 		return 0;
+	case IB_QPT_RAW_PACKET:
+		/*
+		 * User QPs only: the core let the process in only with
+		 * CAP_NET_RAW (uverbs_cmd.c, uverbs_std_types_qp.c).
+		 */
+		if (user && to_swr_dev(ibdev)->ndev->type == ARPHRD_ETHER)
+			break;
+		/* Frames need an Ethernet link (not tun, wireguard). */
+		ibdev_dbg(ibdev, "create_qp: no raw packet QP here\n");
+		return -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		if (!user && init->port_num == SWR_PORT_NUM)
 			break;
@@ -149,15 +160,19 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
+	/* An RSS QP: a user raw packet QP (checked above), no CQs. */
+	if (init->rwq_ind_tbl) {
+		if (init->qp_type != IB_QPT_RAW_PACKET)
+			return -EOPNOTSUPP;
+	} else if (!init->send_cq || !init->recv_cq) {
+		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
+		return -EINVAL;
+	}
 	/* The core keeps IB_UVERBS_QP_CREATE_SQ_SIG_ALL to itself. */
 	if (init->create_flags) {
 		ibdev_dbg(ibdev, "create_qp: flags %#x not supported\n",
 			  init->create_flags);
 		return -EOPNOTSUPP;
-	}
-	if (!init->send_cq || !init->recv_cq) {
-		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
-		return -EINVAL;
 	}
 	if (cap->max_send_wr > SWR_MAX_QP_WR ||
 	    cap->max_send_sge > SWR_MAX_SGE ||
@@ -204,6 +219,18 @@ static int swr_sq_init(struct swr_sq *sq, struct ib_ucontext *uctx,
 	return PTR_ERR_OR_ZERO(sq->ring);
 }
 
+int swr_qpn_reserve(struct swr_dev *sdev, u32 *qpn)
+{
+	int err;
+
+	err = xa_alloc_cyclic_irq(&sdev->qp_xa, qpn, NULL,
+				  XA_LIMIT(SWR_GSI_QPN + 1, SWR_QPN_MAX),
+				  &sdev->qpn_next, GFP_KERNEL);
+	if (err == -EBUSY)
+		return -ENOMEM;
+	return err < 0 ? err : 0;
+}
+
 /* Reserve the QP number; the QP is stored there once it is complete. */
 static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 {
@@ -219,11 +246,7 @@ static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 		}
 		qpn = SWR_GSI_QPN;
 	} else {
-		err = xa_alloc_cyclic_irq(&sdev->qp_xa, &qpn, NULL,
-					  XA_LIMIT(SWR_GSI_QPN + 1, SWR_QPN_MAX),
-					  &sdev->qpn_next, GFP_KERNEL);
-		if (err == -EBUSY)
-			return -ENOMEM;
+		err = swr_qpn_reserve(sdev, &qpn);
 	}
 	if (err < 0)
 		return err;
@@ -231,18 +254,21 @@ static int swr_qpn_alloc(struct swr_dev *sdev, struct swr_qp *qp)
 	return 0;
 }
 
+/* A queue the QP does not have (XRC, RSS, an SRQ's) reads as all zero. */
 static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 {
 	struct swroce_create_qp_resp resp = {
 		.qpn = qp->ibqp.qp_num,
-		.sq_num_wqe = qp->sq.num_wqe,
-		.sq_wqe_stride = 1U << qp->sq.wqe_shift,
-		.sq_max_sge = qp->sq.max_sge,
-		.sq_max_inline = qp->sq.max_inline,
-		.sq_mmap_offset = swr_ring_mmap_offset(qp->sq.mem),
-		.sq_mmap_size = swr_ring_mmap_size(qp->sq.mem),
 	};
 
+	if (qp->sq.ring) {
+		resp.sq_num_wqe = qp->sq.num_wqe;
+		resp.sq_wqe_stride = 1U << qp->sq.wqe_shift;
+		resp.sq_max_sge = qp->sq.max_sge;
+		resp.sq_max_inline = qp->sq.max_inline;
+		resp.sq_mmap_offset = swr_ring_mmap_offset(qp->sq.mem);
+		resp.sq_mmap_size = swr_ring_mmap_size(qp->sq.mem);
+	}
 	if (qp->rq.ring) {
 		resp.rq_num_wqe = qp->rq.num_wqe;
 		resp.rq_wqe_stride = 1U << qp->rq.wqe_shift;
@@ -253,23 +279,50 @@ static int swr_qp_put_resp(struct swr_qp *qp, struct ib_udata *udata)
 	return swr_udata_put_resp(udata, &resp, sizeof(resp));
 }
 
-/* An XRC_TGT QP has no send queue: its requests come from the wire. */
+/*
+ * An XRC_TGT QP has no send queue: its requests come from the wire. An RSS
+ * QP (with an indirection table) has no queues: its WQs receive.
+ */
 static bool swr_qp_type_has_sq(const struct ib_qp_init_attr *init)
 {
-	return init->qp_type != IB_QPT_XRC_TGT;
+	return init->qp_type != IB_QPT_XRC_TGT && !init->rwq_ind_tbl;
 }
 
 /* Receives go to the SRQ (XRC: the SRQs the requests name) instead. */
 static bool swr_qp_type_has_rq(const struct ib_qp_init_attr *init)
 {
-	return !init->srq && init->qp_type != IB_QPT_XRC_INI &&
+	return !init->srq && !init->rwq_ind_tbl &&
+	       init->qp_type != IB_QPT_XRC_INI &&
 	       init->qp_type != IB_QPT_XRC_TGT;
 }
 
 /*
- * The optional command: rings in user memory (NULL in @sq, @rq for ours).
- * A QP on an SRQ has no receive ring to place, and the two must not
- * overlap: each would overwrite the other's WQEs.
+ * The command's hash fields (swr_rss.c reads them): zero unless comp_mask
+ * announces them, and only for a QP with an indirection table.
+ */
+static int swr_qp_check_hash_cmd(struct ib_device *ibdev,
+				 struct ib_udata *udata,
+				 const struct ib_qp_init_attr *init,
+				 const struct swroce_create_qp_cmd *cmd)
+{
+	bool hash = cmd->comp_mask & SWROCE_CREATE_QP_RX_HASH;
+	const void *tail = &cmd->rx_hash_function;
+
+	if (cmd->reserved_1 || cmd->reserved_2 ||
+	    (hash && !init->rwq_ind_tbl) ||
+	    (!hash && memchr_inv(tail, 0, sizeof(*cmd) -
+				 offsetof(struct swroce_create_qp_cmd,
+					  rx_hash_function)))) {
+		ibdev_dbg(ibdev, "create_qp: hash fields where they do not belong\n");
+		return swr_udata_reject(ibdev, udata, -EINVAL);
+	}
+	return 0;
+}
+
+/*
+ * The optional command: rings in user memory (NULL in @sq, @rq for ours),
+ * an RSS QP's hash. A QP on an SRQ has no receive ring to place, and the
+ * two must not overlap: each would overwrite the other's WQEs.
  */
 static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 			  const struct ib_qp_init_attr *init,
@@ -283,8 +336,11 @@ static int swr_qp_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 	if (!err)
 		err = swr_udata_check_mask(ibdev, udata, cmd->comp_mask,
 					   SWROCE_CREATE_QP_USER_SQ |
-					   SWROCE_CREATE_QP_USER_RQ,
+					   SWROCE_CREATE_QP_USER_RQ |
+					   SWROCE_CREATE_QP_RX_HASH,
 					   cmd->reserved_0);
+	if (!err)
+		err = swr_qp_check_hash_cmd(ibdev, udata, init, cmd);
 	if (!err)
 		err = swr_udata_user_ring(ibdev, udata, cmd->comp_mask &
 					  SWROCE_CREATE_QP_USER_SQ,
@@ -372,7 +428,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct swr_dev *sdev = to_swr_dev(ibdev);
 	struct swr_qp *qp = to_swr_qp(ibqp);
 	struct ib_ucontext *uctx = NULL;
-	struct swroce_create_qp_cmd cmd;
+	struct swroce_create_qp_cmd cmd = {};
 	int err;
 
 	err = swr_qp_check_init(ibdev, init, !!udata);
@@ -385,6 +441,11 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			return err;
 		uctx = swr_udata_uctx(udata);
 	}
+	if (init->rwq_ind_tbl) {
+		err = swr_rss_qp_init(qp, init, &cmd);
+		if (err)
+			return err;
+	}
 	if (atomic_inc_return(&sdev->num_qp) > SWR_MAX_QP) {
 		err = -ENOMEM;
 		goto err_dec_count;
@@ -392,8 +453,8 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->is_user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->scq = to_swr_cq(init->send_cq);
-	qp->rcq = to_swr_cq(init->recv_cq);
+	qp->scq = init->send_cq ? to_swr_cq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_swr_cq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_swr_srq(init->srq) : NULL;
 	qp->xrcd = init->xrcd;
 	mutex_init(&qp->modify_mutex);
@@ -433,6 +494,7 @@ err_free_qpn:
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 err_dec_count:
 	atomic_dec(&sdev->num_qp);
+	swr_rss_qp_fini(qp);
 	return err;
 }
 
@@ -455,6 +517,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* A ring still mapped by the process stays valid memory. */
 	swr_qp_free_rings(qp);
+	swr_rss_qp_fini(qp);
 	atomic_dec(&sdev->num_qp);
 	return 0;
 }
@@ -657,6 +720,9 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	/* As on mlx5: an RSS QP has no states; its WQs have them. */
+	if (qp->rss)
 		return -EOPNOTSUPP;
 	if (udata) {
 		err = swr_udata_no_cmd(ibdev, udata);

@@ -130,6 +130,7 @@ enum swr_wc_opcode {
  */
 
 struct swr_mr;
+struct swr_rss;
 
 /* A registered range the engine copies to or from (swr_engine.c). */
 struct swr_seg {
@@ -425,6 +426,8 @@ struct swr_qp {
 	 * no receive queue (rq.ring NULL): see swr_xrc.c.
 	 */
 	struct ib_xrcd *xrcd;
+	/* An RSS QP's hash and table (swr_rss.c), else NULL; immutable. */
+	struct swr_rss *rss;
 
 	/* Serialises modify_qp, query_qp and the reset of the queues. */
 	struct mutex modify_mutex;
@@ -700,6 +703,9 @@ bool swr_req_has_work(struct swr_qp *qp, u64 now);
  */
 int swr_wq_pop(struct swr_dev *sdev, struct swr_wq *wq,
 	       struct swr_recv_wqe *out);
+
+/* Reserve a number in the QPN space (no object stored: lookups miss). */
+int swr_qpn_reserve(struct swr_dev *sdev, u32 *qpn);
 
 /*
  * swr_cq.c: the CQE producer and kernel consumers' CQ verbs

@@ -71,6 +71,10 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
 	[SWR_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
 	[SWR_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
+	[SWR_CNT_RAW_TX_FRAMES] = { .name = "raw_tx_frames" },
+	[SWR_CNT_RAW_TX_DROPPED] = { .name = "raw_tx_dropped" },
+	[SWR_CNT_RAW_RX_FRAMES] = { .name = "raw_rx_frames" },
+	[SWR_CNT_RAW_RX_DROPPED] = { .name = "raw_rx_dropped" },
 };
 
 static_assert(ARRAY_SIZE(swr_counter_descs) == SWR_NUM_COUNTERS);

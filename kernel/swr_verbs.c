@@ -13,6 +13,7 @@
 
 #include "swr.h"
 #include "swr_mr.h"
+#include "swr_rss.h"
 #include "swr_udata.h"
 
 /* IB_UVERBS_DEVICE_ATOMIC_WRITE (uAPI, unnamed in 6.1's headers) */
@@ -86,6 +87,14 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->hca_core_clock = 1000000;	/* kHz */
 	attr->timestamp_mask = U64_MAX;
 	attr->max_dm_size = SWR_DM_MAX;
+	/* RSS (swr_rss.c) is for raw packet QPs: an Ethernet netdev's. */
+	if (to_swr_dev(ibdev)->ndev->type == ARPHRD_ETHER) {
+		attr->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+		attr->rss_caps.max_rwq_indirection_tables = SWR_MAX_RWQ_IND_TBL;
+		attr->rss_caps.max_rwq_indirection_table_size =
+			BIT(SWR_LOG_MAX_RWQ_IND_TBL);
+		attr->max_wq_type_rq = SWR_MAX_WQ;
+	}
 	return 0;
 }
 

@@ -72,36 +72,30 @@ void swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 }
 
-/*
- * Copy @len bytes at message offset @off between @buf and the SGEs of
- * @w (@to_mr: into them). Each SGE is looked up for the range used.
- */
-static int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
-			     u64 off, u8 *buf, u32 len, bool to_mr)
+int swr_sge_copy(struct swr_qp *qp, const struct swroce_sge *sge, u32 num,
+		 u64 off, u8 *buf, u32 len, bool to_mr)
 {
-	struct swr_dev *sdev = swr_qp_dev(qp);
-	const struct swroce_sge *sge;
+	return swr_sge_copy_pd(swr_qp_dev(qp), qp->ibqp.pd, qp->ibqp.qp_num,
+			       sge, num, off, buf, len, to_mr);
+}
+
+int swr_sge_copy_pd(struct swr_dev *sdev, struct ib_pd *pd, u32 qpn,
+		    const struct swroce_sge *sge, u32 num, u64 off, u8 *buf,
+		    u32 len, bool to_mr)
+{
 	struct swr_mr *mr;
 	u64 iova, n;
 	u32 i;
 	int err;
 
-	if (w->hdr.flags & SWROCE_WQE_INLINE) {
-		if (to_mr || off + len > w->hdr.inline_len)
-			return -ERANGE;
-		memcpy(buf, w->inline_data + off, len);
-		return 0;
-	}
-	for (i = 0; i < w->hdr.num_sge && len; i++) {
-		sge = &w->sge[i];
-		if (off >= sge->length) {
-			off -= sge->length;
+	for (i = 0; i < num && len; i++) {
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
 			continue;
 		}
-		n = min_t(u64, sge->length - off, len);
-		iova = sge->addr + off;
-		mr = swr_mr_lookup(sdev, SWR_LKEY, sge->lkey, qp->ibqp.pd,
-				   qp->ibqp.qp_num,
+		n = min_t(u64, sge[i].length - off, len);
+		iova = sge[i].addr + off;
+		mr = swr_mr_lookup(sdev, SWR_LKEY, sge[i].lkey, pd, qpn,
 				   to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
@@ -115,6 +109,18 @@ static int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 		off = 0;
 	}
 	return len ? -ERANGE : 0;
+}
+
+int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
+		      u64 off, u8 *buf, u32 len, bool to_mr)
+{
+	if (w->hdr.flags & SWROCE_WQE_INLINE) {
+		if (to_mr || off + len > w->hdr.inline_len)
+			return -ERANGE;
+		memcpy(buf, w->inline_data + off, len);
+		return 0;
+	}
+	return swr_sge_copy(qp, w->sge, w->hdr.num_sge, off, buf, len, to_mr);
 }
 
 /* Requester ---------------------------------------------------------------- */

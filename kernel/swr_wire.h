@@ -24,6 +24,22 @@
 #define SWR_WIRE_PSN_SPAN	BIT(22)
 
 /*
+ * Copy @len bytes at offset @off of the scatter list @sge (@num entries)
+ * between it and @buf (@to_mr: into it). Each SGE is looked up, with
+ * local write access when written, for the range used; any context.
+ * -ERANGE when the list is shorter, or the lookup's error.
+ */
+int swr_sge_copy(struct swr_qp *qp, const struct swroce_sge *sge, u32 num,
+		 u64 off, u8 *buf, u32 len, bool to_mr);
+/* The same for a queue of @pd without a QP (a WQ numbered @qpn). */
+int swr_sge_copy_pd(struct swr_dev *sdev, struct ib_pd *pd, u32 qpn,
+		    const struct swroce_sge *sge, u32 num, u64 off, u8 *buf,
+		    u32 len, bool to_mr);
+/* The same for the data of the send WQE @w: its SGEs or inline data. */
+int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
+		      u64 off, u8 *buf, u32 len, bool to_mr);
+
+/*
  * PSNs an RC requester has out at most, counted from the oldest one it
  * still waits for (swr_wire_base_psn()). A message of any length streams
  * as its ACKs come back, and the PSNs in flight stay far inside the 2^23

@@ -14,7 +14,7 @@
 #
 # Steps: vm-cpu, abi-layout, packages (not on the debug kernel unless named),
 # provider-builddir, link, device, udata, mr, dm, import, parent, cq, ah,
-# srq, xrc, qp, qp-errors, fastpath, hostile, isolation, killed, bigmsg,
+# srq, xrc, qp, qp-errors, raw, rss, fastpath, hostile, isolation, killed, bigmsg,
 # counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc,
 # cc-basic, cc (only when named), suite, bench-smoke, uverbs-fuzz,
 # lifecycle, unload.
@@ -191,6 +191,10 @@ step srq build/selftests/swroce_srq
 step xrc selftests/swroce_xrc.sh
 step qp build/selftests/swroce_qp
 step qp-errors build/selftests/swroce_qp_errors
+# Raw packet QPs and flow steering, locally and across the veth (issue 13).
+step raw build/selftests/swroce_raw
+# Receive WQs, indirection tables and RSS QPs over them.
+step rss build/selftests/swroce_rss
 step fastpath build/selftests/swroce_fastpath
 step hostile build/selftests/swroce_hostile
 step isolation build/selftests/swroce_isolation

@@ -623,6 +623,23 @@ static inline void swr_t_create(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ret) TH_LOG("creating/connecting QPs: %s", strerror(-ret));
 }
 
+/* Run @child in a child process, which must exit with status 0. */
+static inline void swr_t_run_child(struct __test_metadata *_metadata,
+				   int (*child)(void))
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("child exit %d",
+						 WEXITSTATUS(status));
+}
+
 /* Wait for the next completion on @cq; it must be @wr_id with @status. */
 static inline void swr_t_wait_wc(struct __test_metadata *_metadata,
 				 struct ibv_cq *cq, uint64_t wr_id,

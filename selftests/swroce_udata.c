@@ -343,9 +343,9 @@ struct qp_resp {
 };
 
 /* An RC QP of 16 WRs of one SGE each way: one page per ring. */
-static int swr_create_qp_raw(int fd, uint32_t pd, uint32_t cq,
-			     const struct swroce_create_qp_cmd *drv,
-			     struct qp_resp *resp)
+static int swr_create_qp_raw_len(int fd, uint32_t pd, uint32_t cq,
+				 const struct swroce_create_qp_cmd *drv,
+				 size_t drv_len, struct qp_resp *resp)
 {
 	struct ib_uverbs_create_qp cmd = {
 		.pd_handle = pd, .send_cq_handle = cq, .recv_cq_handle = cq,
@@ -356,8 +356,14 @@ static int swr_create_qp_raw(int fd, uint32_t pd, uint32_t cq,
 
 	memset(resp, 0xa5, sizeof(*resp));
 	return swr_write_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &cmd,
-			     sizeof(cmd), drv, sizeof(*drv), resp,
-			     sizeof(*resp));
+			     sizeof(cmd), drv, drv_len, resp, sizeof(*resp));
+}
+
+static int swr_create_qp_raw(int fd, uint32_t pd, uint32_t cq,
+			     const struct swroce_create_qp_cmd *drv,
+			     struct qp_resp *resp)
+{
+	return swr_create_qp_raw_len(fd, pd, cq, drv, sizeof(*drv), resp);
 }
 
 TEST_F(uverbs, user_ring_qp)
@@ -370,7 +376,7 @@ TEST_F(uverbs, user_ring_qp)
 	struct cq_resp cq;
 	struct pd_resp pd;
 	struct qp_resp resp;
-	uint8_t *buf;
+	uint8_t *buf, *old;
 
 	ASSERT_EQ(0, swr_get_context(self->fd, &good_cmd, sizeof(good_cmd),
 				     &cresp, sizeof(cresp)));
@@ -393,13 +399,29 @@ TEST_F(uverbs, user_ring_qp)
 					     cq.core.cq_handle, &c, &resp));
 	/* an unknown bit */
 	c.sq.length = pg;
-	c.comp_mask |= 1U << 2;
+	c.comp_mask |= 1U << 31;
 	EXPECT_EQ(-EOPNOTSUPP, swr_create_qp_raw(self->fd, pd.core.pd_handle,
 						 cq.core.cq_handle, &c, &resp));
+	/* a hash for a QP without an indirection table */
+	c.comp_mask = SWROCE_CREATE_QP_USER_SQ | SWROCE_CREATE_QP_USER_RQ |
+		      SWROCE_CREATE_QP_RX_HASH;
+	c.rx_hash_function = SWROCE_RX_HASH_FUNC_TOEPLITZ;
+	c.rx_hash_key_len = SWROCE_RX_HASH_KEY_LEN;
+	EXPECT_EQ(-EINVAL, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+					     cq.core.cq_handle, &c, &resp));
+	/* hash fields without their bit, a reserved field */
+	c.comp_mask &= ~SWROCE_CREATE_QP_RX_HASH;
+	EXPECT_EQ(-EINVAL, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+					     cq.core.cq_handle, &c, &resp));
+	c.rx_hash_function = 0;
+	c.rx_hash_key_len = 0;
+	c.reserved_2 = 1;
+	EXPECT_EQ(-EINVAL, swr_create_qp_raw(self->fd, pd.core.pd_handle,
+					     cq.core.cq_handle, &c, &resp));
+	c.reserved_2 = 0;
 	EXPECT_EQ(-1, swr_check_byte(buf, 3 * pg, 0xa5));
 
 	/* side by side: both taken, zeroed, nothing to map */
-	c.comp_mask &= ~(1U << 2);
 	ASSERT_EQ(0, swr_create_qp_raw(self->fd, pd.core.pd_handle,
 				       cq.core.cq_handle, &c, &resp));
 	EXPECT_EQ(16, resp.drv.sq_num_wqe);
@@ -409,6 +431,20 @@ TEST_F(uverbs, user_ring_qp)
 	EXPECT_EQ(0, resp.drv.sq_mmap_size);
 	EXPECT_EQ(0, resp.drv.rq_mmap_size);
 	EXPECT_EQ(-1, swr_check_byte(buf + pg, pg, 0));
+	/* the command as it was before RSS: up to the receive ring */
+	old = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, old);
+	memset(old, 0xa5, 2 * pg);
+	c.sq.addr = (uintptr_t)old;
+	c.rq.addr = (uintptr_t)old + pg;
+	ASSERT_EQ(0, swr_create_qp_raw_len(self->fd, pd.core.pd_handle,
+					   cq.core.cq_handle, &c,
+					   offsetof(struct swroce_create_qp_cmd,
+						    rx_hash_function), &resp));
+	EXPECT_EQ(16, resp.drv.rq_num_wqe);
+	EXPECT_EQ(0, resp.drv.rq_mmap_size);
+	EXPECT_EQ(-1, swr_check_byte(old + pg, pg, 0));
 	/* only the send ring in user memory */
 	c.comp_mask = SWROCE_CREATE_QP_USER_SQ;
 	c.rq.addr = c.rq.length = 0;
@@ -421,6 +457,7 @@ TEST_F(uverbs, user_ring_qp)
 	close(cresp.core.async_fd);
 	close(self->fd);
 	self->fd = open("/dev/null", O_RDONLY);
+	munmap(old, 2 * pg);
 	munmap(buf, 3 * pg);
 }
 

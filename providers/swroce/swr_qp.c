@@ -26,9 +26,11 @@
 #endif
 
 /* What each QP type may post (IBTA: UC has neither READ nor atomics nor
- * SEND with Invalidate; UD sends only).
+ * SEND with Invalidate; UD sends only; a raw packet QP sends whole
+ * Ethernet frames, with no immediate data to carry them).
  */
 enum {
+	SWR_OPS_RAW = SWR_OP(SEND),
 	SWR_OPS_UD = SWR_OP(SEND) | SWR_OP(SEND_WITH_IMM),
 	SWR_OPS_UC = SWR_OPS_UD | SWR_OP(RDMA_WRITE) |
 		     SWR_OP(RDMA_WRITE_WITH_IMM) | SWR_OP(LOCAL_INV) |
@@ -51,6 +53,7 @@ enum {
 
 /* ibv_create_qp_ex() send_ops_flags per QP type */
 enum {
+	SWR_QPX_RAW = IBV_QP_EX_WITH_SEND,
 	SWR_QPX_UD = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
 	SWR_QPX_UC = SWR_QPX_UD | IBV_QP_EX_WITH_RDMA_WRITE |
 		     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
@@ -63,7 +66,9 @@ enum {
 	SWR_QPX_XRC = SWR_QPX_RC & ~IBV_QP_EX_WITH_BIND_MW,
 	SWR_QPX_COMP_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-			    IBV_QP_INIT_ATTR_CREATE_FLAGS,
+			    IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			    IBV_QP_INIT_ATTR_IND_TABLE |
+			    IBV_QP_INIT_ATTR_RX_HASH,
 };
 
 /* The uAPI numbers its opcodes as enum ibv_wr_opcode does. */
@@ -775,6 +780,8 @@ static uint32_t swr_qp_type_ops(enum ibv_qp_type type)
 		return SWR_OPS_UD;
 	case IBV_QPT_XRC_SEND:
 		return SWR_OPS_XRC;
+	case IBV_QPT_RAW_PACKET:
+		return SWR_OPS_RAW;
 	default:
 		return 0;	/* XRC_RECV sends nothing */
 	}
@@ -791,6 +798,8 @@ static uint64_t swr_qp_type_wr_flags(enum ibv_qp_type type)
 		return SWR_QPX_XRC;
 	case IBV_QPT_XRC_RECV:
 		return 0;
+	case IBV_QPT_RAW_PACKET:
+		return SWR_QPX_RAW;
 	default:
 		return SWR_QPX_UD;
 	}
@@ -998,6 +1007,8 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 {
 	struct swr_create_qp_ex_cmd cmd = {};
 	struct swr_create_qp_ex_cmd_resp resp = {};
+	bool ringless = attr->qp_type == IBV_QPT_XRC_RECV ||
+			(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE);
 	struct swr_qp_rings rings;
 	struct swr_qp *qp;
 	int err;
@@ -1019,16 +1030,24 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 		errno = EINVAL;
 		return NULL;
 	}
+	err = swr_rss_cmd(&cmd.drv_payload, attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
 	qp = swr_qp_alloc(attr->qp_type);
 	if (!qp)
 		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		swr_qp_set_wr_ops(qp, attr->send_ops_flags);
 
-	/* An XRC_RECV QP has no rings; an XRC_SEND QP no receive ring. */
+	/*
+	 * An XRC_RECV QP and an RSS QP (its WQs receive) have no rings; an
+	 * XRC_SEND QP no receive ring.
+	 */
 	memset(&rings, 0, sizeof(rings));
 	err = 0;
-	if (attr->qp_type != IBV_QPT_XRC_RECV)
+	if (!ringless)
 		err = swr_qp_rings_alloc(attr->pd, &attr->cap,
 					 !attr->srq &&
 					 attr->qp_type != IBV_QPT_XRC_SEND,
@@ -1039,8 +1058,8 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free_rings;
-	/* The kernel gives an XRC_RECV QP no rings (nor driver data). */
-	if (attr->qp_type != IBV_QPT_XRC_RECV) {
+	/* The kernel gives these no rings (an XRC_RECV QP no driver data). */
+	if (!ringless) {
 		err = swr_qp_map(qp, ibctx->cmd_fd, &resp.drv_payload,
 				 &attr->cap, attr->srq, &rings);
 		if (err)
@@ -1068,7 +1087,7 @@ err_free:
  * the ring's prod, so the survivors move towards prod, newest first, and
  * our consumer index moves up past the holes.
  */
-static void swr_cq_clean(struct swr_cq *cq, uint32_t qpn)
+void swr_cq_clean(struct swr_cq *cq, uint32_t qpn)
 {
 	uint32_t prod, i, dst, mask;
 
@@ -1164,5 +1183,38 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	if (ibqp->qp_type != IBV_QPT_XRC_RECV)
 		swr_parent_put(ibqp->pd);
 	swr_qp_free(qp);
+	return 0;
+}
+
+/*
+ * Flow steering (raw packet QPs): the kernel parses and keeps the specs;
+ * the provider has nothing of its own to add (no driver command data).
+ */
+struct ibv_flow *swr_create_flow(struct ibv_qp *ibqp,
+				 struct ibv_flow_attr *attr)
+{
+	struct ibv_flow *flow;
+	int err;
+
+	flow = calloc(1, sizeof(*flow));
+	if (!flow)
+		return NULL;
+	err = ibv_cmd_create_flow(ibqp, flow, attr, NULL, 0);
+	if (err) {
+		free(flow);
+		errno = err;
+		return NULL;
+	}
+	return flow;
+}
+
+int swr_destroy_flow(struct ibv_flow *flow)
+{
+	int err;
+
+	err = ibv_cmd_destroy_flow(flow);
+	if (err)
+		return err;
+	free(flow);
 	return 0;
 }

@@ -51,6 +51,13 @@ int swr_query_device_ex(struct ibv_context *ibctx,
 	if (err)
 		return err;
 
+	/* The kernel announced RSS (an Ethernet device): what it hashes. */
+	if (attr_size >= offsetof(struct ibv_device_attr_ex, max_wq_type_rq) &&
+	    attr->rss_caps.supported_qpts) {
+		attr->rss_caps.rx_hash_fields_mask = SWROCE_RX_HASH_FIELDS;
+		attr->rss_caps.rx_hash_function = SWROCE_RX_HASH_FUNC_TOEPLITZ;
+	}
+
 	/* major.minor.sub_minor, as the kernel's fw_ver packs it */
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),

@@ -163,6 +163,12 @@ struct swr_qp {
 	int err;		/* first error of the batch */
 };
 
+/* A receive work queue (ibv_create_wq(), swr_rss.c). */
+struct swr_rwq {
+	struct ibv_wq ibwq;
+	struct swr_wq wq;
+};
+
 /* Device memory, mapped (swr_dm.c). */
 struct swr_dm {
 	struct verbs_dm vdm;
@@ -228,6 +234,8 @@ DECLARE_DRV_CMD(swr_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP,
 		swroce_create_qp_cmd, swroce_create_qp_resp);
 DECLARE_DRV_CMD(swr_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		swroce_create_qp_cmd, swroce_create_qp_resp);
+DECLARE_DRV_CMD(swr_create_wq_cmd, IB_USER_VERBS_EX_CMD_CREATE_WQ,
+		empty, swroce_create_wq_resp);
 
 /*
  * The ibv_cmd_*() calls whose signature changed between releases, in the
@@ -386,10 +394,26 @@ int swr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int swr_destroy_qp(struct ibv_qp *ibqp);
 struct ibv_qp *swr_open_qp(struct ibv_context *ibctx,
 			   struct ibv_qp_open_attr *attr);
+void swr_cq_clean(struct swr_cq *cq, uint32_t qpn);
+struct ibv_flow *swr_create_flow(struct ibv_qp *ibqp,
+				 struct ibv_flow_attr *attr);
+int swr_destroy_flow(struct ibv_flow *flow);
 int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int swr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+
+/* swr_rss.c */
+struct ibv_wq *swr_create_wq(struct ibv_context *ibctx,
+			     struct ibv_wq_init_attr *attr);
+int swr_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr);
+int swr_destroy_wq(struct ibv_wq *ibwq);
+struct ibv_rwq_ind_table *
+swr_create_rwq_ind_table(struct ibv_context *ibctx,
+			 struct ibv_rwq_ind_table_init_attr *attr);
+int swr_destroy_rwq_ind_table(struct ibv_rwq_ind_table *tbl);
+int swr_rss_cmd(struct swroce_create_qp_cmd *cmd,
+		const struct ibv_qp_init_attr_ex *attr);
 
 /* swr_mr.c */
 struct ibv_mr *swr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

@@ -349,6 +349,21 @@ struct swroce_create_srq_resp {
 	__aligned_u64 mmap_size;
 };
 
+/*
+ * ibv_create_wq() (IBV_WQT_RQ): a receive work queue of its own, a ring
+ * like a QP's receive queue (struct swroce_wq_ring, posted to the same
+ * way). No command data. Its receive completions carry the WQ's number
+ * (wq_num) as qp_num; WQ numbers and QP numbers never collide.
+ */
+struct swroce_create_wq_resp {
+	__u32 comp_mask;
+	__u32 num_wqe;		/* ring slots, a power of two */
+	__u32 wqe_stride;	/* bytes per slot, a power of two */
+	__u32 max_sge;		/* scatter entries a WQE may carry */
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+};
+
 /* Queue pairs ------------------------------------------------------------ */
 
 /*
@@ -469,26 +484,62 @@ struct swroce_sq_ring {
 	struct swroce_ring_idx flags;	/* kernel writes: swroce_sq_flags */
 };
 
+/*
+ * Receive side scaling: a raw packet QP created with a receive WQ
+ * indirection table (IBV_QP_INIT_ATTR_IND_TABLE) and a hash
+ * configuration (IBV_QP_INIT_ATTR_RX_HASH) has no queues of its own; a
+ * frame its flows steer to it goes to the table entry hash % size. The
+ * hash is Toeplitz over the selected fields, in this order: source and
+ * destination address, source and destination port, in network byte
+ * order. The field bits are ibv_rx_hash_fields'; IPv4 and IPv6 fields, or
+ * TCP and UDP ports, do not mix. The device announces what it supports
+ * in ibv_query_device_ex()'s rss_caps.
+ */
+#define SWROCE_RX_HASH_FUNC_TOEPLITZ	(1 << 0)	/* IBV_RX_HASH_FUNC_TOEPLITZ */
+#define SWROCE_RX_HASH_KEY_LEN		40
+
+enum swroce_rx_hash_fields {
+	SWROCE_RX_HASH_SRC_IPV4 = 1 << 0,
+	SWROCE_RX_HASH_DST_IPV4 = 1 << 1,
+	SWROCE_RX_HASH_SRC_IPV6 = 1 << 2,
+	SWROCE_RX_HASH_DST_IPV6 = 1 << 3,
+	SWROCE_RX_HASH_SRC_PORT_TCP = 1 << 4,
+	SWROCE_RX_HASH_DST_PORT_TCP = 1 << 5,
+	SWROCE_RX_HASH_SRC_PORT_UDP = 1 << 6,
+	SWROCE_RX_HASH_DST_PORT_UDP = 1 << 7,
+	SWROCE_RX_HASH_FIELDS = (1 << 8) - 1,	/* all of the above */
+};
+
 /* swroce_create_qp_cmd.comp_mask */
 enum swroce_create_qp_cmd_mask {
 	SWROCE_CREATE_QP_USER_SQ = 1 << 0,	/* sq is set */
 	SWROCE_CREATE_QP_USER_RQ = 1 << 1,	/* rq is set; not with an SRQ */
+	/* rx_hash_*: an RSS QP's hash (only with an indirection table) */
+	SWROCE_CREATE_QP_RX_HASH = 1 << 2,
 };
 
 /*
- * ibv_create_qp(): optional (an older provider sends none). The two rings
- * must not overlap.
+ * ibv_create_qp(), ibv_create_qp_ex(): optional (an older provider sends
+ * none, or only the fields up to rq). The two rings must not overlap.
+ * Every field comp_mask does not announce must be zero.
  */
 struct swroce_create_qp_cmd {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* enum swroce_create_qp_cmd_mask */
 	__u32 reserved_0;
 	struct swroce_user_ring sq;
 	struct swroce_user_ring rq;
+	__u8 rx_hash_function;	/* SWROCE_RX_HASH_FUNC_TOEPLITZ */
+	__u8 rx_hash_key_len;	/* SWROCE_RX_HASH_KEY_LEN */
+	__u16 reserved_1;
+	__u32 reserved_2;
+	__aligned_u64 rx_hash_fields_mask;	/* enum swroce_rx_hash_fields */
+	__u8 rx_hash_key[SWROCE_RX_HASH_KEY_LEN];
 };
 
 /*
- * The receive queue is absent (all its fields 0) for a QP on an SRQ. A
- * ring in user memory has *_mmap_offset and *_mmap_size 0.
+ * The receive queue is absent (all its fields 0) for a QP on an SRQ; both
+ * queues are absent for an RSS QP. A ring in user memory has
+ * *_mmap_offset and *_mmap_size 0.
  */
 struct swroce_create_qp_resp {
 	__u32 comp_mask;
