@@ -6,7 +6,7 @@
 #   make deps       install what a fresh Debian 12 needs (apt-get, idempotent)
 #   make check      deps, build, lint, then selftests + rdma-core suite in a
 #                   QEMU guest on every pinned kernel; ends "N passed, N failed"
-#                   (the packages and clients steps on the first kernel only)
+#                   (packages, clients, fuzz, bench-smoke on the first only)
 #   make check-full the same with every step on every kernel
 #   make check-loaded  the same with two CPU hogs on the host (CHECK_HOGS=2)
 #   make run        the demo in a guest

@@ -19,7 +19,7 @@
 # (stress-ng --cpu N) running on the host from the build to the last
 # guest, to show that the tests hold on a loaded machine ("make
 # check-loaded" is CHECK_HOGS=2). CHECK_FULL=1 (make check-full) runs the
-# packages and clients steps on every kernel, not only the first (below).
+# first-kernel-only steps on every kernel (once_steps, below).
 # CHECK_TIMEOUT the seconds one guest may
 # take (default 3600: a hang guard, a loaded host makes a run take a few
 # times longer; 4x that on the debug kernel; plus SWROCE_FUZZ_SECONDS).
@@ -114,14 +114,19 @@ guest() {
 	cat "$results/$kver/vm.tap"
 }
 
-# make check runs every guest step on every kernel but two, which test
+# make check runs every guest step on every kernel but four. Two test
 # what sits on top of the kernel's verbs rather than the driver: the
 # packages step (Debian packages, DKMS, minutes of compiling in the guest)
-# and the clients step (UCX, Open MPI, libfabric). They run on the first
-# kernel only; CHECK_FULL=1 (make check-full) runs them on every kernel,
-# as a resolving session does. The kernel-dependent part of a DKMS build,
-# compiling swroce.ko against each kernel's headers, is the build step's.
-once_steps="packages clients"
+# and the clients step (UCX, Open MPI, libfabric). Two depend on the
+# driver's code, not on the kernel's: the packet fuzzer (fuzz: the
+# driver's parser, fed through the same UDP socket on both kernels; the
+# uverbs fuzzer, which goes through each kernel's uverbs, runs on both)
+# and bench-smoke (make bench's plumbing). They run on the first kernel
+# only, which keeps make check inside CI's time; CHECK_FULL=1 (make
+# check-full) runs them on every kernel, as a resolving session does. The
+# kernel-dependent part of a DKMS build, compiling swroce.ko against each
+# kernel's headers, is the build step's.
+once_steps="packages clients fuzz bench-smoke"
 # The two fuzzers (packets: SWR_FUZZ_SECS, uverbs: SWROCE_FUZZ_SECONDS) run
 # 30 s each in make check, their scripts' 60 s in make check-full and on
 # the debug kernel; either variable set by hand wins.
