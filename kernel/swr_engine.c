@@ -188,9 +188,9 @@ void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
 					      SWR_WC_SL_L3_IPV6);
 	if (!kernel_cq)
 		return;
-	cqe->reserved_0 = net & SWR_KCQE_NET_MASK;
+	cqe->ex_data2 = net & SWR_KCQE_NET_MASK;
 	if (vlan < VLAN_N_VID)
-		cqe->reserved_0 |= SWR_KCQE_VLAN_VALID |
+		cqe->ex_data2 |= SWR_KCQE_VLAN_VALID |
 				   (u32)vlan << SWR_KCQE_VLAN_SHIFT;
 }
 
@@ -358,10 +358,13 @@ static void swr_srq_limit_event(struct swr_srq *srq)
 
 /*
  * Take the next receive WQE of @qp (the responder, resp_lock held) for a
- * request of @opcode: from its SRQ, or its own RQ. 0, -ENOENT (none
- * posted) or -EINVAL (bad ring).
+ * request of @opcode: from its SRQ, or its own RQ; at a tag matching SRQ,
+ * where the message's first SWROCE_TMH_BYTES (@tmh, NULL for a shorter
+ * message) send it (swr_tm_recv()). 0, -ENOENT (none posted) or -EINVAL
+ * (bad ring).
  */
-int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
+		 const u8 *tmh)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -375,6 +378,8 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 		if (!srq)
 			return -EINVAL;
 	}
+	out->tm = SWR_TM_PLAIN;
+	out->tm_skip = 0;
 	if (!srq) {
 		if (!qp->rq.ring)
 			return -ENOENT;
@@ -386,7 +391,11 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 	}
 
 	spin_lock_bh(&srq->lock);
-	err = swr_wq_pop(sdev, &srq->wq, out);
+	if (srq->tm)
+		err = swr_tm_recv(sdev, srq, out,
+				  opcode != SWROCE_WR_RDMA_WRITE_WITH_IMM, tmh);
+	else
+		err = swr_wq_pop(sdev, &srq->wq, out);
 	if (!err)
 		trace_swr_recv_wqe(qp, true, srq->wq.cons - 1, out, opcode);
 	if (!err && srq->limit) {
@@ -484,25 +493,26 @@ static void swr_segs_seek(const struct swr_seg *seg, u32 n, u64 off, u32 *i,
 
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
- * the kernel buffer @kbuf when @src is NULL, starting at byte @off of
- * both. The segments hold at least @off + @len bytes and are ranges their
- * MRs were checked for. The copy goes in chunks of at most SWR_COPY_CHUNK
- * bytes; with @resched (no spinlock held) the CPU is offered to others
- * between them.
+ * the kernel buffer @kbuf when @src is NULL, starting at byte @doff of
+ * the destination and @soff of the source. The segments hold at least
+ * that many bytes more and are ranges their MRs were checked for. The
+ * copy goes in chunks of at most SWR_COPY_CHUNK bytes; with @resched (no
+ * spinlock held) the CPU is offered to others between them.
  */
 static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-		       u32 ns, const u8 *kbuf, u64 off, u64 len, bool resched)
+		       u32 ns, const u8 *kbuf, u64 doff, u64 soff, u64 len,
+		       bool resched)
 {
-	u64 doff, soff = 0, n;
-	u32 di, si = 0;
 	struct swr_copy_to to;
+	u32 di, si = 0;
+	u64 n;
 	int err;
 
-	swr_segs_seek(dst, nd, off, &di, &doff);
+	swr_segs_seek(dst, nd, doff, &di, &doff);
 	if (src)
-		swr_segs_seek(src, ns, off, &si, &soff);
+		swr_segs_seek(src, ns, soff, &si, &soff);
 	else
-		kbuf += off;
+		kbuf += soff;
 	while (len) {
 		if (di == nd || (src && si == ns))
 			return -ERANGE;
@@ -544,7 +554,7 @@ static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 	     u32 ns, const u8 *kbuf, u64 len, bool resched)
 {
-	return swr_copy_at(dst, nd, src, ns, kbuf, 0, len, resched);
+	return swr_copy_at(dst, nd, src, ns, kbuf, 0, 0, len, resched);
 }
 
 /* The SQ: fetching and flushing -------------------------------------------- */
@@ -905,7 +915,7 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 			  dst->ibqp.qp_num, rv.state, qkey);
 		goto out_unlock;
 	}
-	err = swr_recv_pop(dst, rwqe, w->hdr.opcode);
+	err = swr_recv_pop(dst, rwqe, w->hdr.opcode, NULL);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(dst, true);
@@ -1109,7 +1119,7 @@ static enum swr_atomic_kind swr_atomic_kind(u8 opcode)
  */
 static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			      const struct swr_send_wqe *w, u64 len,
-			      u32 npkts, struct swr_answer *a,
+			      u32 npkts, const u8 *tmh, struct swr_answer *a,
 			      struct swr_resp_op *op)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
@@ -1141,7 +1151,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	}
 
 	if (swr_op_needs_recv(opc)) {
-		err = swr_recv_pop(dst, rwqe, opc);
+		err = swr_recv_pop(dst, rwqe, opc, tmh);
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
 			if (rc) {
@@ -1170,13 +1180,15 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	case SWROCE_WR_SEND:
 	case SWROCE_WR_SEND_WITH_IMM:
 	case SWROCE_WR_SEND_WITH_INV:
-		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len) {
+		op->skip = rwqe->tm_skip;
+		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len - op->skip) {
 			op->rstatus = IB_WC_LOC_LEN_ERR;
 			a->status = IB_WC_REM_INV_REQ_ERR;
 			break;
 		}
-		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge, len,
-				   IB_ACCESS_LOCAL_WRITE, rseg, &op->nr);
+		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge,
+				   len - op->skip, IB_ACCESS_LOCAL_WRITE, rseg,
+				   &op->nr);
 		if (err) {
 			op->rstatus = IB_WC_LOC_PROT_ERR;
 			a->status = IB_WC_REM_OP_ERR;
@@ -1266,18 +1278,26 @@ static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 			    struct swr_resp_op *op)
 {
 	struct swr_seg *rseg = qp->req.rseg;
+	u64 end = off + len;
 	int err = 0;
 
+	/* A matched tag's buffer: the message's TMH is not placed. */
+	if (op->xfer == SWR_XFER_IN && op->skip) {
+		off = max_t(u64, off, op->skip);
+		if (end <= off)
+			return 0;
+		len = end - off;
+	}
 	if (op->xfer == SWR_XFER_IN && (w->hdr.flags & SWROCE_WQE_INLINE))
-		err = swr_copy_at(rseg, op->nr, NULL, 0, w->inline_data, off,
-				  len, true);
+		err = swr_copy_at(rseg, op->nr, NULL, 0, w->inline_data,
+				  off - op->skip, off, len, true);
 	else if (op->xfer == SWR_XFER_IN)
-		err = swr_copy_at(rseg, op->nr, qp->req.lseg, nl, NULL, off,
-				  len, true);
+		err = swr_copy_at(rseg, op->nr, qp->req.lseg, nl, NULL,
+				  off - op->skip, off, len, true);
 	else if (op->xfer == SWR_XFER_OUT)
 		/* The requester's SGEs are the destination here. */
 		err = swr_copy_at(qp->req.lseg, nl, rseg, op->nr, NULL, off,
-				  len, true);
+				  off, len, true);
 	if (err) {
 		op->rstatus = op->copy_rstatus;
 		a->status = op->copy_status;
@@ -1337,7 +1357,7 @@ static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
 			     SWR_WC_RECV_RDMA_WITH_IMM, len);
 	else
 		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, op->rstatus,
-			     SWR_WC_RECV, len);
+			     SWR_WC_RECV, len - op->skip);
 	cqe.src_qp = qp->ibqp.qp_num;
 	if (opc == SWROCE_WR_SEND_WITH_IMM ||
 	    opc == SWROCE_WR_RDMA_WRITE_WITH_IMM) {
@@ -1347,6 +1367,7 @@ static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
 		cqe.flags = SWROCE_CQE_WITH_INV;
 		cqe.ex_data = w->hdr.ex;
 	}
+	swr_tm_recv_cqe(rwqe, &cqe);
 	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
 }
 
@@ -1559,6 +1580,36 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 	return true;
 }
 
+/*
+ * A SEND to a QP on a tag matching SRQ: copy the message's TMH into @tmh
+ * (the requester's memory, referenced in req.lseg, or its inline data).
+ * False when @dst has no such SRQ or the message is too short.
+ */
+static bool swr_local_tmh(struct swr_qp *qp, struct swr_qp *dst,
+			  const struct swr_send_wqe *w, u64 len, u32 nl,
+			  u8 *tmh)
+{
+	struct swr_seg *seg = qp->req.lseg;
+	u32 i, n, got = 0;
+
+	if (!dst->srq || !dst->srq->tm || len < SWROCE_TMH_BYTES ||
+	    !swr_op_needs_recv(w->hdr.opcode) ||
+	    w->hdr.opcode == SWROCE_WR_RDMA_WRITE_WITH_IMM)
+		return false;
+	if (w->hdr.flags & SWROCE_WQE_INLINE) {
+		memcpy(tmh, w->inline_data, SWROCE_TMH_BYTES);
+		return true;
+	}
+	for (i = 0; i < nl && got < SWROCE_TMH_BYTES; i++) {
+		n = min_t(u64, seg[i].len, SWROCE_TMH_BYTES - got);
+		if (swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
+				SWR_COPY_FROM_MR))
+			return false;
+		got += n;
+	}
+	return got == SWROCE_TMH_BYTES;
+}
+
 /* An XRC_INI QP talks to XRC_TGT QPs; RC and UC to their own kind. */
 static bool swr_local_type_ok(const struct swr_qp *qp,
 			      const struct swr_qp *dst)
@@ -1577,7 +1628,8 @@ static bool swr_local_type_ok(const struct swr_qp *qp,
  */
 static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 				    const struct swr_send_wqe *w, u64 len,
-				    u32 npkts, struct swr_answer *a,
+				    u32 npkts, const u8 *tmh,
+				    struct swr_answer *a,
 				    struct swr_resp_op *op)
 {
 	if (dst->ibqp.qp_type == IB_QPT_XRC_TGT &&
@@ -1588,7 +1640,7 @@ static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 		swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
-	swr_respond_start(qp, dst, w, len, npkts, a, op);
+	swr_respond_start(qp, dst, w, len, npkts, tmh, a, op);
 	op->xsrq = dst->resp.xsrq;
 	dst->resp.xsrq = NULL;
 }
@@ -1600,6 +1652,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	struct swr_send_wqe *w = &qp->req.wqe;
 	bool rc = swr_qp_reliable(qp);
 	u8 op = w->hdr.opcode;
+	u8 tmh[SWROCE_TMH_BYTES];
 	struct swr_resp_op rop;
 	struct swr_answer a;
 	struct swr_qp *dst;
@@ -1696,7 +1749,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_local_respond_start(qp, dst, w, len, npkts, &a, &rop);
+	swr_local_respond_start(qp, dst, w, len, npkts,
+				swr_local_tmh(qp, dst, w, len, nl, tmh) ?
+				tmh : NULL, &a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
 		/* Data moves unlocked, in turns ("Large messages"). */
 		spin_unlock_bh(&dst->resp_lock);

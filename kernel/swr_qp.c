@@ -168,6 +168,12 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
 		return -EINVAL;
 	}
+	/* Tag matching is defined for RC (IBV_TM_CAP_RC) only. */
+	if (init->srq && to_swr_srq(init->srq)->tm &&
+	    init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(ibdev, "create_qp: tag matching SRQ needs RC\n");
+		return -EINVAL;
+	}
 	/* The core keeps IB_UVERBS_QP_CREATE_SQ_SIG_ALL to itself. */
 	if (init->create_flags) {
 		ibdev_dbg(ibdev, "create_qp: flags %#x not supported\n",

@@ -122,10 +122,16 @@ enum swr_wc_opcode {
 	SWR_WC_REG_MR = 0x7f,
 	SWR_WC_RECV = 1 << 7,
 	SWR_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
+	/* Tag matching SRQs (swr_tm.c); user CQs only */
+	SWR_WC_TM_ADD = (1 << 7) + 2,
+	SWR_WC_TM_DEL = (1 << 7) + 3,
+	SWR_WC_TM_SYNC = (1 << 7) + 4,
+	SWR_WC_TM_RECV = (1 << 7) + 5,
+	SWR_WC_TM_NO_TAG = (1 << 7) + 6,
 };
 
 /*
- * In a kernel CQ (never mapped) swroce_cqe.reserved_0 of a UD receive
+ * In a kernel CQ (never mapped) swroce_cqe.ex_data2 of a UD receive
  * carries enum rdma_network_type, for ib_wc.network_hdr_type.
  */
 
@@ -148,10 +154,25 @@ struct swr_send_wqe {
 	};
 };
 
-/* A receive WQE, copied out of an RQ or SRQ ring and validated. */
+/* What a message to a tag matching SRQ took (swr_tm.c). */
+enum swr_tm_kind {
+	SWR_TM_PLAIN,		/* an ordinary receive, IBV_WC_RECV */
+	SWR_TM_MATCHED,		/* a tag's buffer */
+	SWR_TM_UNEXPECTED,	/* an ordinary receive, TMH included */
+	SWR_TM_NO_TAG,		/* likewise, IBV_WC_TM_NO_TAG */
+};
+
+/*
+ * A receive WQE, copied out of an RQ or SRQ ring and validated, or a
+ * tagged buffer of a tag matching SRQ.
+ */
 struct swr_recv_wqe {
 	u64 wr_id;
 	u32 num_sge;
+	u8 tm;			/* enum swr_tm_kind; SWR_TM_PLAIN elsewhere */
+	u8 tm_skip;		/* leading message bytes not placed: the TMH */
+	u32 tm_app_ctx;		/* SWR_TM_MATCHED: from the TMH */
+	u64 tm_tag;
 	struct swroce_sge sge[SWR_MAX_SGE];
 };
 
@@ -320,6 +341,8 @@ struct swr_resp_op {
 	enum ib_wc_status copy_status;
 	/* XRC_TGT: the SRQ the request names, referenced until step 3. */
 	struct swr_srq *xsrq;
+	/* A matched tag's buffer: the leading bytes (the TMH) not placed */
+	u32 skip;
 };
 
 /*
@@ -577,6 +600,12 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 void swr_qp_doorbell(struct swr_qp *qp);
 /* The driver's uverbs methods (ib_device.driver_def). */
 extern const struct uapi_definition swr_qp_uapi_defs[];
+
+/* swr_tm.c: tag matching SRQs */
+extern const struct uapi_definition swr_tm_uapi_defs[];
+int swr_tm_recv(struct swr_dev *sdev, struct swr_srq *srq,
+		struct swr_recv_wqe *out, bool send, const u8 *tmh);
+void swr_tm_recv_cqe(const struct swr_recv_wqe *rwqe, struct swroce_cqe *cqe);
 int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 int swr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,

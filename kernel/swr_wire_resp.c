@@ -442,6 +442,7 @@ static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
 	cqe.src_qp = p->dqpn;
 	cqe.flags = flags;
 	cqe.ex_data = ex;
+	swr_tm_recv_cqe(&qp->resp.rwqe, &cqe);
 	qp->resp.rwqe_valid = false;
 	swr_recv_complete(qp, &cqe, se);
 }
@@ -474,8 +475,12 @@ static bool swr_wire_take_recv(struct swr_qp *qp, const struct swr_wire_path *p,
 
 	if (qp->resp.rwqe_valid)
 		return true;
+	/* A tag matching SRQ reads the TMH: the first packet's first bytes. */
 	err = swr_recv_pop(qp, &qp->resp.rwqe,
-			   swr_wire_recv_opcode(q->rx->op->flags));
+			   swr_wire_recv_opcode(q->rx->op->flags),
+			   (q->rx->op->flags & SWR_OPF_FIRST) &&
+			   q->rx->paylen >= SWROCE_TMH_BYTES ?
+			   q->rx->payload : NULL);
 	if (err == -ENOENT) {
 		swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
 		if (q->rc)
@@ -504,6 +509,9 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	enum ib_wc_status st = IB_WC_SUCCESS;
 	u32 imm = q->imm;
 
+	const u8 *data = rx->payload;
+	u32 len = rx->paylen;
+
 	if (oi->flags & SWR_OPF_FIRST || !qp->resp.rwqe_valid) {
 		if (!swr_wire_take_recv(qp, p, q)) {
 			/* UC: the message is dropped. */
@@ -512,21 +520,26 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 			return false;
 		}
 		qp->resp.rwqe_offset = 0;
+		/* A matched tag's buffer takes the message without its TMH. */
+		if (oi->flags & SWR_OPF_FIRST) {
+			data += qp->resp.rwqe.tm_skip;
+			len -= qp->resp.rwqe.tm_skip;
+		}
 	}
-	if (qp->resp.rwqe_offset + (u64)rx->paylen >
+	if (qp->resp.rwqe_offset + (u64)len >
 	    swr_sge_total(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge)) {
 		swr_wire_recv_done(qp, p, IB_WC_LOC_LEN_ERR, SWR_WC_RECV, 0, 0,
 				   0, false);
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return false;
 	}
-	if (swr_wire_place_recv(qp, rx->payload, rx->paylen)) {
+	if (swr_wire_place_recv(qp, data, len)) {
 		swr_wire_recv_done(qp, p, IB_WC_LOC_PROT_ERR, SWR_WC_RECV, 0,
 				   0, 0, false);
 		q->nak = SWR_AETH_NAK_REM_OP;
 		return false;
 	}
-	qp->resp.rwqe_offset += rx->paylen;
+	qp->resp.rwqe_offset += len;
 	ws->cur = SWR_OPF_SEND;
 	if (!(oi->flags & SWR_OPF_LAST))
 		return true;

@@ -9,6 +9,10 @@
 #   tap_skip NAME REASON
 #   tap_bail REASON                   abort the whole script
 #   tap_done                          print the plan; exit 1 on any failure
+#   tap_run WHERE PROG [VAR=VALUE...]  run a TAP program (a kselftest) in
+#                                     that environment: each of its results
+#                                     one of ours, "WHERE: " before the
+#                                     name, its output shown on failure
 
 tap_n=0
 tap_failed=0
@@ -52,6 +56,23 @@ tap_skip() {
 tap_bail() {
 	echo "Bail out! $1"
 	exit 1
+}
+
+tap_run() {
+	local where=$1 prog=$2 log rc line
+	shift 2
+	log=$(mktemp)
+	env "$@" timeout 600 "$prog" >"$log" 2>&1
+	rc=$?
+	while read -r line; do
+		case $line in
+		"ok "*) tap_ok 0 "$where: ${line#ok * }" ;;
+		"not ok "*) tap_ok 1 "$where: ${line#not ok * }" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
+	[ $rc -eq 0 ] || sed 's/^/# /' "$log"
+	rm -f "$log"
+	tap_ok $rc "$where: $(basename "$prog") exit status"
 }
 
 tap_done() {

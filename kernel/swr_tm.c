@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Tag matching SRQs (IB_SRQT_TM): the tag list and where a SEND lands.
+ *
+ * The model is mlx5's hardware tag matching (rdma-core's libmlx5), as
+ * ibv_post_srq_ops(3) and ibv_create_srq_ex(3) describe it:
+ *  - the application adds tagged buffers to the SRQ's list (TAG_ADD, which
+ *    returns a handle) and removes them (TAG_DEL); it also keeps ordinary
+ *    receive WQEs in the SRQ's ring;
+ *  - every SEND to a QP on the SRQ starts with a 16-byte TMH (opcode,
+ *    app_ctx, tag; big-endian). An EAGER message whose tag matches a listed
+ *    entry (TMH.tag & entry.mask == entry.tag, the oldest entry first)
+ *    takes that entry off the list and lands, without its TMH, in the
+ *    entry's buffer: IBV_WC_TM_RECV with TM_MATCH | TM_DATA_VALID and the
+ *    tag, the entry's recv_wr_id;
+ *  - an EAGER message that matches nothing is "unexpected": it lands whole
+ *    (TMH included) in the next ordinary receive WQE, IBV_WC_TM_RECV
+ *    without TM_MATCH; a NO_TAG message likewise, IBV_WC_TM_NO_TAG. A
+ *    message too short for a TMH, or with another TMH opcode, is an
+ *    ordinary IBV_WC_RECV;
+ *  - phase synchronisation: the device counts the unexpected messages it
+ *    delivered (hw_cnt); the application reports how many it has handled
+ *    (an op with IBV_OPS_TM_SYNC, unexpected_cnt: sw_cnt). While the two
+ *    differ the device matches nothing: every EAGER message is unexpected,
+ *    since a tag the application adds before it has seen an unexpected
+ *    message may be the one that message should have matched (MPI's
+ *    ordering rule).
+ *
+ * Everything here runs under swr_srq.lock: ops (the driver method, process
+ * context) and matching (the responder: the poller for local delivery,
+ * softirq for the wire), so both paths see one list and nothing sleeps.
+ * The ops are a driver method, not a ring in the SRQ's mapping, because
+ * each needs an answer now (the handle of an ADD, the errno of a bad op)
+ * and they are not a fast path the way receives are.
+ *
+ * Handles: slot index in the low 16 bits, the slot's generation above, so
+ * that a stale handle (the tag was deleted or consumed, and the slot
+ * perhaps reused) never names the tag now in the slot.
+ */
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/uverbs_std_types.h>
+
+#define UVERBS_MODULE_NAME swroce
+#include <rdma/uverbs_named_ioctl.h>
+
+#include "swr.h"
+#include "swr_compat.h"
+#include "swr_mr.h"
+#include "swr_net.h"
+#include "swr_qp.h"
+
+/* TMH opcodes (enum ibv_tmh_op) */
+#define SWR_TMH_NO_TAG		0
+#define SWR_TMH_EAGER		1
+
+#define SWR_TM_HANDLE_IDX	GENMASK(15, 0)
+#define SWR_TM_HANDLE_GEN_SHIFT	16
+
+/* One slot of the tag list. */
+struct swr_tm_tag {
+	struct list_head node;	/* in swr_tm.list while listed */
+	u64 tag;
+	u64 mask;
+	u64 wr_id;
+	struct swroce_sge sge;
+	u32 num_sge;
+	u16 gen;		/* of the handle last returned; 0: never */
+	bool listed;
+};
+
+/* An SRQ's tag matching state, under swr_srq.lock. */
+struct swr_tm {
+	struct list_head list;	/* listed tags, oldest first */
+	u32 max_tags;
+	u32 listed;
+	u32 hw_cnt;		/* unexpected messages delivered */
+	u32 sw_cnt;		/* ... that the application has handled */
+	struct swr_tm_tag tags[];
+};
+
+int swr_tm_init(struct swr_srq *srq, const struct ib_srq_init_attr *init)
+{
+	u32 n = init->ext.tag_matching.max_num_tags;
+	struct swr_tm *tm;
+
+	if (!n || n > SWR_TM_MAX_TAGS)
+		return -EINVAL;
+	tm = kzalloc(struct_size(tm, tags, n), GFP_KERNEL);
+	if (!tm)
+		return -ENOMEM;
+	tm->max_tags = n;
+	INIT_LIST_HEAD(&tm->list);
+	srq->tm = tm;
+	return 0;
+}
+
+void swr_tm_fini(struct swr_srq *srq)
+{
+	kfree(srq->tm);
+	srq->tm = NULL;
+}
+
+/* Matching ------------------------------------------------------------------ */
+
+/* The oldest listed tag @tag matches, or NULL; matching held: NULL. */
+static struct swr_tm_tag *swr_tm_find(struct swr_tm *tm, u64 tag)
+{
+	struct swr_tm_tag *t;
+
+	if (tm->sw_cnt != tm->hw_cnt)
+		return NULL;
+	list_for_each_entry(t, &tm->list, node)
+		if ((tag & t->mask) == t->tag)
+			return t;
+	return NULL;
+}
+
+static void swr_tm_unlist(struct swr_tm *tm, struct swr_tm_tag *t)
+{
+	list_del(&t->node);
+	t->listed = false;
+	tm->listed--;
+}
+
+/**
+ * swr_tm_recv - where a message to a tag matching SRQ goes
+ * @sdev: the device
+ * @srq: the SRQ (its lock held)
+ * @out: the receive it takes: a tag's buffer or an ordinary WQE
+ * @send: the message is a SEND (a WRITE with immediate is ordinary)
+ * @tmh: its first SWROCE_TMH_BYTES bytes, NULL when it is shorter
+ *
+ * Return: 0, or swr_wq_pop()'s -ENOENT (RNR) or -EINVAL (a bad ring).
+ */
+int swr_tm_recv(struct swr_dev *sdev, struct swr_srq *srq,
+		struct swr_recv_wqe *out, bool send, const u8 *tmh)
+{
+	struct swr_tm *tm = srq->tm;
+	struct swr_tm_tag *t;
+	u8 kind = SWR_TM_PLAIN;
+	u64 tag = 0;
+	int err;
+
+	if (send && tmh && tmh[0] == SWR_TMH_NO_TAG)
+		kind = SWR_TM_NO_TAG;
+	if (send && tmh && tmh[0] == SWR_TMH_EAGER) {
+		tag = get_unaligned_be64(tmh + 8);
+		t = swr_tm_find(tm, tag);
+		if (t) {
+			swr_tm_unlist(tm, t);
+			out->wr_id = t->wr_id;
+			out->num_sge = t->num_sge;
+			out->sge[0] = t->sge;
+			out->tm = SWR_TM_MATCHED;
+			out->tm_skip = SWROCE_TMH_BYTES;
+			out->tm_tag = tag;
+			out->tm_app_ctx = get_unaligned_be32(tmh + 4);
+			return 0;
+		}
+		kind = SWR_TM_UNEXPECTED;
+	}
+	err = swr_wq_pop(sdev, &srq->wq, out);
+	if (err)
+		return err;
+	out->tm = kind;
+	out->tm_skip = 0;
+	if (kind == SWR_TM_UNEXPECTED)
+		tm->hw_cnt++;
+	return 0;
+}
+
+/**
+ * swr_tm_recv_cqe - make a receive completion a tag matching one
+ * @rwqe: the receive the message took (swr_tm_recv())
+ * @cqe: its completion, built as for any receive; byte_len is the bytes
+ *	placed (the TMH of a matched message is not)
+ */
+void swr_tm_recv_cqe(const struct swr_recv_wqe *rwqe, struct swroce_cqe *cqe)
+{
+	switch (rwqe->tm) {
+	case SWR_TM_MATCHED:
+		cqe->opcode = SWR_WC_TM_RECV;
+		cqe->flags = SWROCE_CQE_TM_MATCH | SWROCE_CQE_TM_DATA_VALID;
+		cqe->ex_data = rwqe->tm_app_ctx;
+		cqe->src_qp = upper_32_bits(rwqe->tm_tag);
+		cqe->ex_data2 = lower_32_bits(rwqe->tm_tag);
+		break;
+	case SWR_TM_UNEXPECTED:
+		cqe->opcode = SWR_WC_TM_RECV;
+		break;
+	case SWR_TM_NO_TAG:
+		cqe->opcode = SWR_WC_TM_NO_TAG;
+		break;
+	}
+}
+
+/* List operations (SWROCE_METHOD_SRQ_TM_OP) -------------------------------- */
+
+static const u8 swr_tm_op_wc[] = {
+	[SWROCE_TM_OP_ADD] = SWR_WC_TM_ADD,
+	[SWROCE_TM_OP_DEL] = SWR_WC_TM_DEL,
+	[SWROCE_TM_OP_SYNC] = SWR_WC_TM_SYNC,
+};
+
+/* The op's fields, as far as they do not depend on the list. */
+static int swr_tm_op_check(const struct swroce_tm_op *op)
+{
+	if (op->comp_mask)
+		return -EOPNOTSUPP;
+	if (op->reserved_0 || op->reserved_1 ||
+	    op->opcode >= ARRAY_SIZE(swr_tm_op_wc) ||
+	    op->flags & ~(SWROCE_TM_OP_SIGNALED | SWROCE_TM_OP_FLAG_SYNC))
+		return -EINVAL;
+	if (op->opcode == SWROCE_TM_OP_ADD && op->num_sge > 1)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An ADD's buffer: local write access to the range in the SRQ's PD. The
+ * responder looks the key up again when a message lands (the MR may be
+ * gone by then); this is so that a bad key fails the op, not a message.
+ */
+static int swr_tm_sge_check(struct swr_srq *srq, const struct swroce_tm_op *op)
+{
+	struct swr_dev *sdev = to_swr_dev(srq->ibsrq.device);
+	u64 iova = op->sge.addr;
+	struct swr_mr *mr;
+
+	if (!op->num_sge || !op->sge.length)
+		return 0;
+	mr = swr_mr_lookup(sdev, SWR_LKEY, op->sge.lkey, srq->ibsrq.pd, 0,
+			   IB_ACCESS_LOCAL_WRITE, &iova, op->sge.length);
+	if (IS_ERR(mr))
+		return -EINVAL;
+	swr_mr_put(mr);
+	return 0;
+}
+
+/*
+ * unexpected_cnt may only move forward, and not past what was delivered:
+ * counted from sw_cnt, at most hw_cnt - sw_cnt (both free-running).
+ */
+static bool swr_tm_cnt_ok(const struct swr_tm *tm, u32 cnt)
+{
+	return cnt - tm->sw_cnt <= tm->hw_cnt - tm->sw_cnt;
+}
+
+/* The free slot for an ADD, or NULL when max_tags are listed. */
+static struct swr_tm_tag *swr_tm_free_slot(struct swr_tm *tm)
+{
+	u32 i;
+
+	if (tm->listed == tm->max_tags)
+		return NULL;
+	for (i = 0; i < tm->max_tags; i++)
+		if (!tm->tags[i].listed)
+			return &tm->tags[i];
+	return NULL;
+}
+
+static u32 swr_tm_add(struct swr_tm *tm, struct swr_tm_tag *t,
+		      const struct swroce_tm_op *op)
+{
+	t->tag = op->tag;
+	t->mask = op->mask;
+	t->wr_id = op->recv_wr_id;
+	t->num_sge = op->num_sge;
+	t->sge = op->sge;
+	if (!++t->gen)
+		t->gen = 1;	/* 0 names no handle ever returned */
+	t->listed = true;
+	list_add_tail(&t->node, &tm->list);
+	tm->listed++;
+	return (u32)t->gen << SWR_TM_HANDLE_GEN_SHIFT | (t - tm->tags);
+}
+
+/* The listed tag @handle names; ERR_PTR(-EINVAL) or ERR_PTR(-ENOENT). */
+static struct swr_tm_tag *swr_tm_by_handle(struct swr_tm *tm, u32 handle)
+{
+	u32 idx = handle & SWR_TM_HANDLE_IDX;
+	u16 gen = handle >> SWR_TM_HANDLE_GEN_SHIFT;
+	struct swr_tm_tag *t;
+
+	if (idx >= tm->max_tags || !gen)
+		return ERR_PTR(-EINVAL);
+	t = &tm->tags[idx];
+	/* A generation the slot has not reached: never returned. */
+	if (!t->gen || (s16)(gen - t->gen) > 0)
+		return ERR_PTR(-EINVAL);
+	if (gen != t->gen || !t->listed)
+		return ERR_PTR(-ENOENT);
+	return t;
+}
+
+/* Check and do @op (srq->lock held); the ADD's handle in *@handle. */
+static int swr_tm_op_locked(struct swr_srq *srq, const struct swroce_tm_op *op,
+			    u32 *handle)
+{
+	struct swr_tm *tm = srq->tm;
+	struct swr_tm_tag *t = NULL;
+
+	if ((op->flags & SWROCE_TM_OP_FLAG_SYNC) &&
+	    !swr_tm_cnt_ok(tm, op->unexpected_cnt))
+		return -EINVAL;
+	if (op->opcode == SWROCE_TM_OP_ADD) {
+		t = swr_tm_free_slot(tm);
+		if (!t)
+			return -ENOMEM;
+	} else if (op->opcode == SWROCE_TM_OP_DEL) {
+		t = swr_tm_by_handle(tm, op->handle);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+	}
+
+	/* Checked: nothing fails from here on. */
+	if (op->flags & SWROCE_TM_OP_FLAG_SYNC)
+		tm->sw_cnt = op->unexpected_cnt;
+	if (op->opcode == SWROCE_TM_OP_ADD)
+		*handle = swr_tm_add(tm, t, op);
+	else if (op->opcode == SWROCE_TM_OP_DEL)
+		swr_tm_unlist(tm, t);
+	return 0;
+}
+
+/*
+ * One op on @srq: its completion, if signalled, is written under the SRQ's
+ * lock, so that it takes its place among the receive completions the
+ * list's state decided.
+ */
+static int swr_tm_op(struct swr_srq *srq, const struct swroce_tm_op *op,
+		     u32 *handle)
+{
+	struct swr_cq *cq = to_swr_cq(srq->ibsrq.ext.cq);
+	struct swroce_cqe cqe;
+	int err;
+
+	err = swr_tm_op_check(op);
+	if (!err && op->opcode == SWROCE_TM_OP_ADD)
+		err = swr_tm_sge_check(srq, op);
+	if (err)
+		return err;
+	spin_lock_bh(&srq->lock);
+	err = swr_tm_op_locked(srq, op, handle);
+	if (!err && (op->flags & SWROCE_TM_OP_SIGNALED)) {
+		swr_cqe_init(&cqe, op->wr_id, 0, IB_WC_SUCCESS,
+			     swr_tm_op_wc[op->opcode], 0);
+		swr_cq_post(cq, &cqe, false);
+	}
+	spin_unlock_bh(&srq->lock);
+	return err;
+}
+
+/*
+ * SWROCE_METHOD_SRQ_TM_OP (swroce-abi.h). The SRQ's uobject is locked for
+ * reading, so the SRQ outlives the call; concurrent ops serialise on its
+ * lock.
+ */
+static int UVERBS_HANDLER(SWROCE_METHOD_SRQ_TM_OP)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_srq *ibsrq = uverbs_attr_get_obj(attrs,
+						   SWROCE_ATTR_SRQ_TM_OP_HANDLE);
+	struct swroce_tm_op_resp resp = {};
+	struct swroce_tm_op op;
+	struct swr_srq *srq;
+	int err;
+
+	if (IS_ERR(ibsrq))
+		return PTR_ERR(ibsrq);
+	srq = to_swr_srq(ibsrq);
+	if (!srq->tm)
+		return -EOPNOTSUPP;
+	err = uverbs_copy_from_or_zero(&op, attrs, SWROCE_ATTR_SRQ_TM_OP_CMD);
+	if (err)
+		return err;
+	err = swr_tm_op(srq, &op, &resp.handle);
+	if (err) {
+		ibdev_dbg(ibsrq->device, "srq tm op %u: %d\n", op.opcode, err);
+		return err;
+	}
+	return uverbs_copy_to_struct_or_zero(attrs, SWROCE_ATTR_SRQ_TM_OP_RESP,
+					     &resp, sizeof(resp));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(SWROCE_METHOD_SRQ_TM_OP,
+			    UVERBS_ATTR_IDR(SWROCE_ATTR_SRQ_TM_OP_HANDLE,
+					    UVERBS_OBJECT_SRQ,
+					    UVERBS_ACCESS_READ, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(SWROCE_ATTR_SRQ_TM_OP_CMD,
+					       UVERBS_ATTR_STRUCT(struct swroce_tm_op,
+								  sge),
+					       UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(SWROCE_ATTR_SRQ_TM_OP_RESP,
+						UVERBS_ATTR_STRUCT(struct swroce_tm_op_resp,
+								   handle),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(swr_srq_methods, UVERBS_OBJECT_SRQ,
+		   &UVERBS_METHOD(SWROCE_METHOD_SRQ_TM_OP));
+
+const struct uapi_definition swr_tm_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_SRQ, &swr_srq_methods),
+	{},
+};
