@@ -20,7 +20,8 @@
  *                              allocation, swr_poller.lock and swr_cq.lock)
  *
  * Spinlocks (innermost, never held across a sleep):
- *   swr_srq.lock               (one SRQ's consumer side and limit)
+ *   swr_srq.lock               (one SRQ's consumer side and limit, its
+ *                              tag list and counters, swr_tm.c)
  *   swr_rwq.lock               (one receive WQ's consumer side and state,
  *                              swr_rss.h)
  *   swr_cq.lock                (one CQ's producer side and resize)
@@ -324,7 +325,7 @@ struct swr_wq {
 
 struct swr_srq {
 	struct ib_srq ibsrq;
-	/* Protects the consumer side of wq and limit. */
+	/* Protects the consumer side of wq, limit, and tm's list. */
 	spinlock_t lock;
 	struct swr_wq wq;
 	u32 limit;		/* armed limit; 0 when not armed */
