@@ -50,9 +50,13 @@
 #include "swr_net.h"
 #include "swr_qp.h"
 
-/* TMH opcodes (enum ibv_tmh_op) */
+/*
+ * TMH opcodes (enum ibv_tmh_op, rdma-core's tm_types.h): NO_TAG 0, RNDV 1,
+ * FIN 2, EAGER 3. Rendezvous is not offloaded (tm_caps.max_rndv_hdr_size
+ * 0): RNDV and FIN messages are ordinary receives.
+ */
 #define SWR_TMH_NO_TAG		0
-#define SWR_TMH_EAGER		1
+#define SWR_TMH_EAGER		3
 
 #define SWR_TM_HANDLE_IDX	GENMASK(15, 0)
 #define SWR_TM_HANDLE_GEN_SHIFT	16

@@ -11,7 +11,8 @@
  *  - an unexpected message lands whole (TMH included) in an ordinary
  *    receive, and matching stays held until a SYNC reports it handled;
  *  - NO_TAG goes to an ordinary receive as IBV_WC_TM_NO_TAG; a message
- *    too short for a TMH is an ordinary IBV_WC_RECV;
+ *    too short for a TMH, or an RNDV one (not offloaded), is an ordinary
+ *    IBV_WC_RECV;
  *  - max_num_tags: one more is refused (ENOMEM) until one is deleted;
  *  - bad ops, through libswroce and straight to the kernel's method: bad
  *    lkey, another PD's MR, too many SGEs, unknown opcode or flags,
@@ -28,6 +29,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include <infiniband/tm_types.h>
+
 #include "kselftest_harness.h"
 #include "swr_qp_test.h"
 #include "swr_uverbs.h"
@@ -37,8 +40,6 @@
 #define SLOT		8192	/* B's buffer: one receive or tag per slot */
 #define CANARY		0x5a
 #define NTAGS		8	/* the SRQ's max_num_tags */
-#define TMH_OP_NO_TAG	0
-#define TMH_OP_EAGER	1
 
 static struct ibv_srq *tm_srq_create(struct swr_tdev *d, struct ibv_cq *cq,
 				     uint32_t max_tags)
@@ -339,7 +340,7 @@ TEST_F(tm, eager_match)
 	ASSERT_EQ(0, tm_add_slot(self, 201, 0x1111, ~0ULL, 0, &h1));
 	ASSERT_EQ(0, tm_add_slot(self, 202, 0xabcdef0123456789ULL, ~0ULL, 1,
 				 &h2));
-	tm_send(_metadata, self, TMH_OP_EAGER, 0xc0ffee, 0xabcdef0123456789ULL,
+	tm_send(_metadata, self, IBV_TMH_EAGER, 0xc0ffee, 0xabcdef0123456789ULL,
 		MSG, 7);
 	tm_expect(_metadata, self->bcq, 202, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, &wc);
@@ -367,12 +368,12 @@ TEST_F(tm, masks_and_order)
 	ASSERT_EQ(0, tm_add_slot(self, 302, 0, 0, 1, NULL));
 	/* A tag with bits outside its mask matches nothing. */
 	ASSERT_EQ(0, tm_add_slot(self, 303, 0x12ab, 0xff00, 2, NULL));
-	tm_send(_metadata, self, TMH_OP_EAGER, 1, 0x12ab, 100, 1);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 1, 0x12ab, 100, 1);
 	tm_expect(_metadata, self->bcq, 301, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, &wc);
 	EXPECT_EQ(0x12ab, wc.tm.tag);
 	EXPECT_EQ(0, memcmp(self->bbuf, self->abuf + 16, 100 - 16));
-	tm_send(_metadata, self, TMH_OP_EAGER, 2, 0x12ab, 100, 2);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 2, 0x12ab, 100, 2);
 	tm_expect(_metadata, self->bcq, 302, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, &wc);
 	EXPECT_EQ(0, memcmp(self->bbuf + SLOT, self->abuf + 16, 100 - 16));
@@ -387,7 +388,7 @@ TEST_F(tm, unexpected_and_sync)
 	ASSERT_EQ(0, srq_recv(self, 401, 4));
 	ASSERT_EQ(0, srq_recv(self, 402, 5));
 	/* Nothing listed: the message lands whole in a receive. */
-	tm_send(_metadata, self, TMH_OP_EAGER, 3, 0x77, MSG, 3);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 3, 0x77, MSG, 3);
 	tm_expect(_metadata, self->bcq, 401, IBV_WC_TM_RECV, 0, &wc);
 	EXPECT_EQ(MSG, wc.byte_len);
 	EXPECT_EQ(0, wc.tm.tag);
@@ -396,7 +397,7 @@ TEST_F(tm, unexpected_and_sync)
 
 	/* Listed before the application has seen it: matching is held. */
 	ASSERT_EQ(0, tm_add_slot(self, 403, 0x77, ~0ULL, 0, NULL));
-	tm_send(_metadata, self, TMH_OP_EAGER, 4, 0x77, 200, 4);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 4, 0x77, 200, 4);
 	tm_expect(_metadata, self->bcq, 402, IBV_WC_TM_RECV, 0, NULL);
 	EXPECT_EQ(0, memcmp(r + SLOT, self->abuf, 200));
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
@@ -409,7 +410,7 @@ TEST_F(tm, unexpected_and_sync)
 	tm_expect(_metadata, self->bcq, 9, IBV_WC_TM_SYNC, 0, NULL);
 	/* One of two handled: still held. */
 	ASSERT_EQ(0, srq_recv(self, 404, 6));
-	tm_send(_metadata, self, TMH_OP_EAGER, 5, 0x77, 200, 5);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 5, 0x77, 200, 5);
 	tm_expect(_metadata, self->bcq, 404, IBV_WC_TM_RECV, 0, NULL);
 	EXPECT_EQ(EINVAL, tm_simple_op(self->srq, IBV_WR_TAG_SYNC, 0,
 				       IBV_OPS_TM_SYNC, 0, 0));
@@ -417,7 +418,7 @@ TEST_F(tm, unexpected_and_sync)
 				  IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC, 0, 3));
 	tm_expect(_metadata, self->bcq, 10, IBV_WC_TM_SYNC, 0, NULL);
 	/* In sync: the tag listed all along matches. */
-	tm_send(_metadata, self, TMH_OP_EAGER, 6, 0x77, 200, 6);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 6, 0x77, 200, 6);
 	tm_expect(_metadata, self->bcq, 403, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, &wc);
 	EXPECT_EQ(0x77, wc.tm.tag);
@@ -434,19 +435,25 @@ TEST_F(tm, no_tag_and_short)
 	ASSERT_EQ(0, srq_recv(self, 502, 4));
 	ASSERT_EQ(0, srq_recv(self, 503, 5));
 	/* NO_TAG: never matched, even with a listed tag in the TMH. */
-	tm_send(_metadata, self, TMH_OP_NO_TAG, 1, 0x5, 500, 8);
+	tm_send(_metadata, self, IBV_TMH_NO_TAG, 1, 0x5, 500, 8);
 	tm_expect(_metadata, self->bcq, 502, IBV_WC_TM_NO_TAG, 0, &wc);
 	EXPECT_EQ(500, wc.byte_len);
 	EXPECT_EQ(0, memcmp(r, self->abuf, 500));
 	EXPECT_EQ(-1, swr_check_byte(r + 500, SLOT - 500, CANARY));
 	/* Too short for a TMH: an ordinary receive. */
-	tm_send(_metadata, self, TMH_OP_EAGER, 0, 0, 8, 9);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 0, 0, 8, 9);
 	tm_expect(_metadata, self->bcq, 503, IBV_WC_RECV, 0, &wc);
 	EXPECT_EQ(8, wc.byte_len);
 	EXPECT_EQ(0, memcmp(r + SLOT, self->abuf, 8));
-	/* Neither touched the tag, nor moved the unexpected count. */
+	/* Rendezvous is not offloaded: an RNDV message is ordinary too. */
+	ASSERT_EQ(0, srq_recv(self, 504, 6));
+	tm_send(_metadata, self, IBV_TMH_RNDV, 2, 0x5, 48, 11);
+	tm_expect(_metadata, self->bcq, 504, IBV_WC_RECV, 0, &wc);
+	EXPECT_EQ(48, wc.byte_len);
+	EXPECT_EQ(0, memcmp(r + 2 * SLOT, self->abuf, 48));
+	/* None touched the tag, nor moved the unexpected count. */
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
-	tm_send(_metadata, self, TMH_OP_EAGER, 0, 0x5, 64, 10);
+	tm_send(_metadata, self, IBV_TMH_EAGER, 0, 0x5, 64, 10);
 	tm_expect(_metadata, self->bcq, 501, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, NULL);
 }
