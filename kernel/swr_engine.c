@@ -447,6 +447,20 @@ int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 	return 0;
 }
 
+/*
+ * Fault the ODP memory of @n segments in (may sleep), for writing with
+ * @write, before a copy that cannot sleep. 0 or -EFAULT.
+ */
+int swr_segs_fault(const struct swr_seg *seg, u32 n, bool write)
+{
+	int err = 0;
+	u32 i;
+
+	for (i = 0; i < n && !err; i++)
+		err = swr_mr_fault(seg[i].mr, seg[i].iova, seg[i].len, write);
+	return err;
+}
+
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num)
 {
 	u64 total = 0;
@@ -481,21 +495,66 @@ static void swr_segs_seek(const struct swr_seg *seg, u32 n, u64 off, u32 *i,
 	*o = off;
 }
 
+/* Tries of a chunk whose ODP pages an invalidation took meanwhile. */
+#define SWR_FAULT_TRIES		4
+/* How long a local request waits for an ODP fault in a work item. */
+#define SWR_FAULT_WAIT_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * A chunk of swr_copy_at() met an ODP page that is not mapped: fault the
+ * chunk's destination (for writing) and source ranges in. With @can_sleep
+ * now; else in a work item (swr_mr_fault_async()), and the copy fails
+ * with -EAGAIN (or -EFAULT: a recent fault of the range failed).
+ */
+static int swr_copy_fault(const struct swr_seg *d, u64 doff,
+			  const struct swr_seg *s, u64 soff, u64 n,
+			  bool can_sleep)
+{
+	int err = 0;
+
+	if (can_sleep) {
+		err = swr_mr_fault(d->mr, d->iova + doff, n, true);
+		if (!err && s)
+			err = swr_mr_fault(s->mr, s->iova + soff, n, false);
+		return err;
+	}
+	if (d->mr->kind == SWR_MR_ODP)
+		err = swr_mr_fault_async(d->mr, d->iova + doff, n, true);
+	if (s && s->mr->kind == SWR_MR_ODP && err != -EFAULT)
+		err = swr_mr_fault_async(s->mr, s->iova + soff, n, false);
+	return err;
+}
+
+/* One chunk of swr_copy_at(): @n bytes at @doff of @d, @soff of @s. */
+static int swr_copy_chunk_at(const struct swr_seg *d, u64 doff,
+			     const struct swr_seg *s, u64 soff,
+			     const u8 *kbuf, u64 n)
+{
+	struct swr_copy_to to;
+
+	if (!s)
+		return swr_mr_copy(d->mr, d->iova + doff, (void *)kbuf, n,
+				   SWR_COPY_TO_MR);
+	to.mr = d->mr;
+	to.iova = d->iova + doff;
+	return swr_mr_walk(s->mr, s->iova + soff, n, swr_copy_chunk_to, &to);
+}
+
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
  * the kernel buffer @kbuf when @src is NULL, starting at byte @off of
  * both. The segments hold at least @off + @len bytes and are ranges their
  * MRs were checked for. The copy goes in chunks of at most SWR_COPY_CHUNK
  * bytes; with @resched (no spinlock held) the CPU is offered to others
- * between them.
+ * between them, and ODP pages that are not mapped are faulted in; without
+ * it such a page fails the copy with -EAGAIN (swr_copy_fault()).
  */
 static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		       u32 ns, const u8 *kbuf, u64 off, u64 len, bool resched)
 {
 	u64 doff, soff = 0, n;
 	u32 di, si = 0;
-	struct swr_copy_to to;
-	int err;
+	int err, tries = 0;
 
 	swr_segs_seek(dst, nd, off, &di, &doff);
 	if (src)
@@ -510,18 +569,21 @@ static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		n = min3(len, dst[di].len - doff, (u64)SWR_COPY_CHUNK);
 		if (src)
 			n = min(n, src[si].len - soff);
-		if (src) {
-			to.mr = dst[di].mr;
-			to.iova = dst[di].iova + doff;
-			err = swr_mr_walk(src[si].mr, src[si].iova + soff, n,
-					  swr_copy_chunk_to, &to);
-		} else {
-			err = swr_mr_copy(dst[di].mr, dst[di].iova + doff,
-					  (void *)kbuf, n, SWR_COPY_TO_MR);
-			kbuf += n;
+		err = swr_copy_chunk_at(&dst[di], doff, src ? &src[si] : NULL,
+					soff, kbuf, n);
+		if (err == -EAGAIN) {
+			err = swr_copy_fault(&dst[di], doff,
+					     src ? &src[si] : NULL, soff, n,
+					     resched);
+			if (!err && tries++ < SWR_FAULT_TRIES)
+				continue;	/* the same chunk again */
+			return err ? err : -EFAULT;
 		}
 		if (err)
 			return err;
+		tries = 0;
+		if (!src)
+			kbuf += n;
 		len -= n;
 		doff += n;
 		if (doff == dst[di].len) {
@@ -857,6 +919,9 @@ static int swr_put_kbuf(struct swr_seg *dst, u32 nd, const u8 *buf, u64 len,
 		n = min(len, dst[*di].len - *doff);
 		err = swr_mr_copy(dst[*di].mr, dst[*di].iova + *doff,
 				  (void *)buf, n, SWR_COPY_TO_MR);
+		if (err == -EAGAIN)
+			swr_mr_fault_async(dst[*di].mr, dst[*di].iova + *doff,
+					   dst[*di].len - *doff, true);
 		if (err)
 			return err;
 		buf += n;
@@ -1028,6 +1093,12 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 	if (!(w->hdr.flags & SWROCE_WQE_INLINE)) {
 		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, 0,
 				   qp->req.lseg, &nl);
+		/* ODP: in now; the copies below hold spinlocks. */
+		if (!err) {
+			err = swr_segs_fault(qp->req.lseg, nl, false);
+			if (err)
+				swr_segs_put(qp->req.lseg, nl);
+		}
 		if (err) {
 			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
 			return SWR_DONE;
@@ -1121,6 +1192,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 
 	a->status = IB_WC_SUCCESS;
 	a->rnr = false;
+	a->fault = false;
 	memset(op, 0, sizeof(*op));
 	op->gen = dst->resp_gen;
 	op->inval_ok = true;
@@ -1240,14 +1312,24 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			a->status = IB_WC_REM_ACCESS_ERR;
 			break;
 		}
-		if (swr_mr_atomic(mr, raddr, swr_atomic_kind(opc),
-				  w->hdr.atomic.compare_add,
-				  opc == SWROCE_WR_ATOMIC_CMP_AND_SWP ?
-				  w->hdr.atomic.swap : w->hdr.atomic.compare_add,
-				  &a->read_orig))
+		err = swr_mr_atomic(mr, raddr, swr_atomic_kind(opc),
+				    w->hdr.atomic.compare_add,
+				    opc == SWROCE_WR_ATOMIC_CMP_AND_SWP ?
+				    w->hdr.atomic.swap :
+				    w->hdr.atomic.compare_add, &a->read_orig);
+		if (err == -EAGAIN)
+			err = swr_mr_fault_async(mr, raddr, sizeof(u64), true);
+		swr_mr_put(mr);
+		if (err == -EAGAIN) {
+			/* ODP: not executed; the requester asks again. */
+			dst->resp.psn = (dst->resp.psn - npkts) & SWR_PSN_MASK;
+			a->fault = true;
+		} else if (err == -EFAULT) {
+			a->status = IB_WC_REM_ACCESS_ERR;
+		} else if (err) {
 			/* Misaligned: an invalid request (rxe: class C). */
 			a->status = IB_WC_REM_INV_REQ_ERR;
-		swr_mr_put(mr);
+		}
 		break;
 	}
 }
@@ -1703,6 +1785,11 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	spin_unlock_bh(&dst->resp_lock);
 	swr_qp_put(dst);
 
+	if (a.fault) {
+		/* An ODP page is being faulted in (swr_odp.c): no RNR count. */
+		swr_segs_put(qp->req.lseg, nl);
+		return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+	}
 	if (a.rnr) {
 		swr_segs_put(qp->req.lseg, nl);
 		if (!qp->req.rnr_left) {
@@ -1719,8 +1806,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	if (a.status == IB_WC_SUCCESS &&
 	    (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
 	     op == SWROCE_WR_ATOMIC_FETCH_AND_ADD) && nl) {
-		if (swr_mr_copy(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
-				&a.read_orig, sizeof(u64), SWR_COPY_TO_MR))
+		if (swr_mr_copy_fault(qp->req.lseg[0].mr,
+				      qp->req.lseg[0].iova, &a.read_orig,
+				      sizeof(u64), SWR_COPY_TO_MR))
 			a.status = IB_WC_LOC_PROT_ERR;
 	}
 	swr_rc_uc_done(qp, nl, npkts, a.status, len);

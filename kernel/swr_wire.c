@@ -105,8 +105,10 @@ static int swr_wire_sge_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 				   to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = swr_mr_copy(mr, iova, buf, n,
-				  to_mr ? SWR_COPY_TO_MR : SWR_COPY_FROM_MR);
+		/* The poller, sq_lock (a mutex): ODP pages may fault in. */
+		err = swr_mr_copy_fault(mr, iova, buf, n,
+					to_mr ? SWR_COPY_TO_MR :
+						SWR_COPY_FROM_MR);
 		swr_mr_put(mr);
 		if (err)
 			return err;
