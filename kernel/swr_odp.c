@@ -363,6 +363,8 @@ int swr_mr_fault_async(struct swr_mr *mr, u64 iova, u64 len, bool write)
 
 	if (mr->kind != SWR_MR_ODP)
 		return -EAGAIN;
+	/* Callers may ask ahead of the access: no further than the MR. */
+	len = min_t(u64, len, mr->length - (iova - mr->iova));
 	spin_lock_bh(&odp->lock);
 	if (odp->bad_len && iova < odp->bad_va + odp->bad_len &&
 	    odp->bad_va < iova + len) {

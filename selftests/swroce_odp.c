@@ -36,49 +36,12 @@
 #define MSG		(3 * PAGE + 123)	/* several packets and pages */
 #define ODP_ACCESS	(SWR_ALL_ACCESS | IBV_ACCESS_ON_DEMAND)
 
-struct odev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	int gid_index;
-	union ibv_gid gid;
-};
-
-static const char *odp_dev(const char *var)
-{
-	const char *d = getenv(var);
-
-	return d && *d ? d : swr_test_dev();
-}
-
-static int odev_open(struct odev *d, const char *name)
-{
-	d->ctx = swr_open_dev(name);
-	if (!d->ctx)
-		return -ENODEV;
-	d->pd = ibv_alloc_pd(d->ctx);
-	d->cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
-	if (!d->pd || !d->cq)
-		return -errno;
-	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
-}
-
-static void odev_close(struct odev *d)
-{
-	if (d->cq)
-		ibv_destroy_cq(d->cq);
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
-}
-
-static struct ibv_qp *qp_create(struct odev *d, enum ibv_qp_type type,
-				struct ibv_srq *srq)
+static struct ibv_qp *qp_create(struct swr_tdev *d, struct ibv_cq *cq,
+				enum ibv_qp_type type, struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a = {
-		.send_cq = d->cq,
-		.recv_cq = d->cq,
+		.send_cq = cq,
+		.recv_cq = cq,
 		.srq = srq,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 2, .max_recv_sge = 2 },
@@ -89,8 +52,8 @@ static struct ibv_qp *qp_create(struct odev *d, enum ibv_qp_type type,
 }
 
 /* @qp of @local to RTS towards @dqpn at @remote's GID. */
-static int rc_connect(struct ibv_qp *qp, const struct odev *local,
-		      const struct odev *remote, uint32_t dqpn)
+static int rc_connect(struct ibv_qp *qp, const struct swr_tdev *local,
+		      const struct swr_tdev *remote, uint32_t dqpn)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -139,7 +102,8 @@ static uint8_t *fresh(size_t len)
 }
 
 FIXTURE(odp) {
-	struct odev a, b;	/* client, server */
+	struct swr_tdev a, b;	/* client, server */
+	struct ibv_cq *acq, *bcq;
 	struct ibv_qp *qa, *qb;
 	struct ibv_srq *srq;
 	uint8_t *abuf, *bbuf;
@@ -151,10 +115,14 @@ FIXTURE_SETUP(odp)
 	struct ibv_device_attr_ex attr;
 	int ret;
 
-	ret = odev_open(&self->a, odp_dev("SWR_ODP_A"));
+	ret = swr_tdev_open(&self->a, swr_env_dev("SWR_ODP_A"));
 	ASSERT_EQ(0, ret) TH_LOG("device A: %s", strerror(-ret));
-	ret = odev_open(&self->b, odp_dev("SWR_ODP_B"));
+	ret = swr_tdev_open(&self->b, swr_env_dev("SWR_ODP_B"));
 	ASSERT_EQ(0, ret) TH_LOG("device B: %s", strerror(-ret));
+	self->acq = ibv_create_cq(self->a.ctx, 64, NULL, NULL, 0);
+	self->bcq = ibv_create_cq(self->b.ctx, 64, NULL, NULL, 0);
+	ASSERT_NE(NULL, self->acq);
+	ASSERT_NE(NULL, self->bcq);
 	ASSERT_EQ(0, ibv_query_device_ex(self->a.ctx, NULL, &attr));
 	if (!(attr.odp_caps.general_caps & IBV_ODP_SUPPORT))
 		SKIP(return, "no ODP");
@@ -184,8 +152,12 @@ FIXTURE_TEARDOWN(odp)
 		munmap(self->abuf, BUFSZ);
 	if (self->bbuf)
 		munmap(self->bbuf, BUFSZ);
-	odev_close(&self->a);
-	odev_close(&self->b);
+	if (self->acq)
+		ibv_destroy_cq(self->acq);
+	if (self->bcq)
+		ibv_destroy_cq(self->bcq);
+	swr_tdev_close(&self->a);
+	swr_tdev_close(&self->b);
 }
 
 /* Connect an RC pair; the server's QP takes its receives from @srq. */
@@ -198,8 +170,8 @@ static void rc_pair(struct __test_metadata *_metadata,
 		self->srq = ibv_create_srq(self->b.pd, &sa);
 		ASSERT_NE(NULL, self->srq);
 	}
-	self->qa = qp_create(&self->a, IBV_QPT_RC, NULL);
-	self->qb = qp_create(&self->b, IBV_QPT_RC, self->srq);
+	self->qa = qp_create(&self->a, self->acq, IBV_QPT_RC, NULL);
+	self->qb = qp_create(&self->b, self->bcq, IBV_QPT_RC, self->srq);
 	ASSERT_NE(NULL, self->qa);
 	ASSERT_NE(NULL, self->qb);
 	ASSERT_EQ(0, rc_connect(self->qa, &self->a, &self->b,
@@ -273,8 +245,8 @@ static void send_test(struct __test_metadata *_metadata,
 			       MSG, self->bmr->lkey));
 	ASSERT_EQ(0, post(self->qa, IBV_WR_SEND, 1, self->abuf, MSG,
 			  self->amr->lkey, 0, 0));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
-	wait_wc(_metadata, self->b.cq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->bcq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->bbuf + 100, MSG, 11));
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, 100, 0));
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf + 100 + MSG,
@@ -298,7 +270,7 @@ TEST_F(odp, rc_write_read)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf, MSG,
 			  self->amr->lkey, (uintptr_t)self->bbuf + 7,
 			  self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->bbuf + 7, MSG, 21));
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf + 7 + MSG,
 				     BUFSZ - 7 - MSG, 0));
@@ -308,7 +280,7 @@ TEST_F(odp, rc_write_read)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_READ, 2,
 			  self->abuf + 8 * PAGE, MSG, self->amr->lkey,
 			  (uintptr_t)self->bbuf + 8 * PAGE, self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->abuf + 8 * PAGE, MSG, 22));
 }
 
@@ -330,7 +302,7 @@ TEST_F(odp, atomics)
 	ASSERT_EQ(0, swr_post_fetch_add(self->qa, 1, orig, self->amr->lkey,
 					(uintptr_t)target, self->bmr->rkey,
 					5));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	EXPECT_EQ(0, *orig);
 	EXPECT_EQ(5, *target);
 
@@ -339,7 +311,7 @@ TEST_F(odp, atomics)
 	wr.wr.atomic.compare_add = 5;
 	wr.wr.atomic.swap = 0x1122334455667788ULL;
 	ASSERT_EQ(0, ibv_post_send(self->qa, &wr, &bad));
-	wait_wc(_metadata, self->a.cq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(5, *orig);
 	EXPECT_EQ(0x1122334455667788ULL, *target);
 }
@@ -360,8 +332,8 @@ TEST_F(odp, ud_send)
 	struct ibv_ah *ah;
 	int i;
 
-	q[0] = self->qa = qp_create(&self->a, IBV_QPT_UD, NULL);
-	q[1] = self->qb = qp_create(&self->b, IBV_QPT_UD, NULL);
+	q[0] = self->qa = qp_create(&self->a, self->acq, IBV_QPT_UD, NULL);
+	q[1] = self->qb = qp_create(&self->b, self->bcq, IBV_QPT_UD, NULL);
 	ASSERT_NE(NULL, q[0]);
 	ASSERT_NE(NULL, q[1]);
 	for (i = 0; i < 2; i++) {
@@ -393,8 +365,8 @@ TEST_F(odp, ud_send)
 	ASSERT_EQ(0, post_recv(q[1], NULL, 2, self->bbuf, 40 + 500,
 			       self->bmr->lkey));
 	ASSERT_EQ(0, ibv_post_send(q[0], &wr, &bad));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
-	wait_wc(_metadata, self->b.cq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->bcq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->bbuf + 40, 500, 31));
 	ibv_destroy_ah(ah);
 }
@@ -416,20 +388,20 @@ TEST_F(odp, implicit)
 	swr_fill(src, MSG, 41);
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, src, MSG, ia->lkey,
 			  (uintptr_t)dst + 3, ib->rkey));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(dst + 3, MSG, 41));
 
 	ASSERT_EQ(0, post_recv(self->qb, NULL, 3, dst + 8 * PAGE, MSG,
 			       ib->lkey));
 	ASSERT_EQ(0, post(self->qa, IBV_WR_SEND, 2, src, MSG, ia->lkey, 0, 0));
-	wait_wc(_metadata, self->a.cq, 2, IBV_WC_SUCCESS);
-	wait_wc(_metadata, self->b.cq, 3, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->bcq, 3, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(dst + 8 * PAGE, MSG, 41));
 
 	/* Kernel addresses are beyond the process's: refused. */
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 4, src, 64, ia->lkey,
 			  0xffff888000000000ULL, ib->rkey));
-	wait_wc(_metadata, self->a.cq, 4, IBV_WC_REM_ACCESS_ERR);
+	wait_wc(_metadata, self->acq, 4, IBV_WC_REM_ACCESS_ERR);
 
 	ibv_destroy_qp(self->qa);
 	ibv_destroy_qp(self->qb);
@@ -463,7 +435,7 @@ TEST_F(odp, prefetch)
 				  MSG, self->amr->lkey,
 				  (uintptr_t)self->bbuf + i * 100,
 				  self->bmr->rkey));
-		wait_wc(_metadata, self->a.cq, i, IBV_WC_SUCCESS);
+		wait_wc(_metadata, self->acq, i, IBV_WC_SUCCESS);
 		EXPECT_EQ(-1, swr_check(self->bbuf + i * 100, MSG, 50 + i));
 	}
 }
@@ -537,7 +509,7 @@ TEST_F(odp, remap)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf,
 			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
 			  self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	ASSERT_EQ(-1, swr_check(r, 2 * PAGE, 61));
 
 	/* New pages at the same address: zero, then the next WRITE's. */
@@ -548,7 +520,7 @@ TEST_F(odp, remap)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 2, self->abuf,
 			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
 			  self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 2, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(r, 2 * PAGE, 62));
 
 	/* MADV_DONTNEED drops them: zero again, then the next WRITE's. */
@@ -558,7 +530,7 @@ TEST_F(odp, remap)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 3, self->abuf,
 			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
 			  self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 3, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 3, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(r, 2 * PAGE, 63));
 
 	/* And a READ sees what the process writes now. */
@@ -566,7 +538,7 @@ TEST_F(odp, remap)
 	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_READ, 4, self->abuf,
 			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
 			  self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 4, IBV_WC_SUCCESS);
+	wait_wc(_metadata, self->acq, 4, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->abuf, 2 * PAGE, 64));
 }
 
@@ -581,7 +553,7 @@ static void hole_test(struct __test_metadata *_metadata,
 	swr_fill(self->abuf, PAGE, 71);
 	ASSERT_EQ(0, post(self->qa, op, 1, self->abuf, 100, self->amr->lkey,
 			  (uintptr_t)h + 16, self->bmr->rkey));
-	wait_wc(_metadata, self->a.cq, 1, IBV_WC_REM_ACCESS_ERR);
+	wait_wc(_metadata, self->acq, 1, IBV_WC_REM_ACCESS_ERR);
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, 4 * PAGE, 0));
 	EXPECT_EQ(-1, swr_check_byte(h + PAGE, BUFSZ - 5 * PAGE, 0));
 	if (op == IBV_WR_RDMA_READ)
