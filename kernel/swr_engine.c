@@ -107,6 +107,14 @@ static u32 swr_npkts(u64 len, u32 mtu)
 	return len ? (u32)DIV_ROUND_UP_ULL(len, mtu) : 1;
 }
 
+/* Wait @ns and retry the held WQE. */
+static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
+{
+	qp->req.wait_until = ktime_get_ns() + ns;
+	swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+	return SWR_WAIT;
+}
+
 static void swr_req_view(struct swr_qp *qp, struct swr_req_view *v)
 {
 	unsigned long flags;
@@ -503,8 +511,8 @@ static void swr_segs_seek(const struct swr_seg *seg, u32 n, u64 off, u32 *i,
 /*
  * A chunk of swr_copy_at() met an ODP page that is not mapped: fault the
  * chunk's destination (for writing) and source ranges in. With @can_sleep
- * now; else in a work item (swr_mr_fault_async()), and the copy fails
- * with -EAGAIN (or -EFAULT: a recent fault of the range failed).
+ * as swr_mr_fault() does; else in a work item (swr_mr_fault_async()).
+ * Return: 0 (copy again), -EAGAIN (later) or -EFAULT (a fault failed).
  */
 static int swr_copy_fault(const struct swr_seg *d, u64 doff,
 			  const struct swr_seg *s, u64 soff, u64 n,
@@ -546,8 +554,10 @@ static int swr_copy_chunk_at(const struct swr_seg *d, u64 doff,
  * both. The segments hold at least @off + @len bytes and are ranges their
  * MRs were checked for. The copy goes in chunks of at most SWR_COPY_CHUNK
  * bytes; with @resched (no spinlock held) the CPU is offered to others
- * between them, and ODP pages that are not mapped are faulted in; without
- * it such a page fails the copy with -EAGAIN (swr_copy_fault()).
+ * between them, and ODP pages that are not mapped are faulted in, by the
+ * MR's owner itself, else by a work item while the copy fails with
+ * -EAGAIN (swr_mr_fault()); without @resched always the latter
+ * (swr_copy_fault()).
  */
 static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		       u32 ns, const u8 *kbuf, u64 off, u64 len, bool resched)
@@ -1098,6 +1108,8 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 			err = swr_segs_fault(qp->req.lseg, nl, false);
 			if (err)
 				swr_segs_put(qp->req.lseg, nl);
+			if (err == -EAGAIN)
+				return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
 		}
 		if (err) {
 			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
@@ -1357,7 +1369,8 @@ static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 		/* The requester's SGEs are the destination here. */
 		err = swr_copy_at(qp->req.lseg, nl, rseg, op->nr, NULL, off,
 				  len, true);
-	if (err) {
+	/* -EAGAIN: ODP pages being faulted in; this part again later. */
+	if (err && err != -EAGAIN) {
 		op->rstatus = op->copy_rstatus;
 		a->status = op->copy_status;
 	}
@@ -1465,10 +1478,14 @@ static enum swr_verdict swr_xfer_run(struct swr_qp *qp)
 	struct swr_req_xfer *x = &qp->req.xfer;
 	struct swr_qp *dst = x->dst;
 	u64 n = min_t(u64, x->len - x->done, qp->req.turn_bytes);
+	int err;
 
 	qp->req.turn_bytes -= n;
-	if (swr_respond_copy(qp, &qp->req.wqe, x->done, n, x->nl, &x->a,
-			     &x->op))
+	err = swr_respond_copy(qp, &qp->req.wqe, x->done, n, x->nl, &x->a,
+			       &x->op);
+	if (err == -EAGAIN)
+		return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+	if (err)
 		x->done = x->len;	/* nothing more is copied */
 	else
 		x->done += n;
@@ -1509,15 +1526,21 @@ static enum swr_verdict swr_xfer_start(struct swr_qp *qp, struct swr_qp *dst,
 
 void swr_req_finish_xfer(struct swr_qp *qp)
 {
+	enum swr_verdict v;
+
 	while (qp->req.xfer.dst) {
 		qp->req.turn_bytes = SWR_TURN_BYTES;
-		if (swr_xfer_run(qp) == SWR_DONE)
+		v = swr_xfer_run(qp);
+		if (v == SWR_DONE)
 			qp->req.wqe_valid = false;
 		/* Hold the QP for one turn at a time, as everyone does. */
 		mutex_unlock(&qp->sq_lock);
+		if (v == SWR_WAIT)	/* an ODP fault in a work item */
+			usleep_range(50, 100);
 		cond_resched();
 		mutex_lock(&qp->sq_lock);
 	}
+	qp->req.wait_until = 0;
 }
 
 /* Local operations: LOCAL_INV, BIND_MW and (kernel QPs) REG_MR. */
@@ -1555,14 +1578,6 @@ static void swr_exec_local(struct swr_qp *qp, struct swr_send_wqe *w)
 		ibdev_dbg(&sdev->ibdev, "qp %u: local op %u failed\n",
 			  qp->ibqp.qp_num, w->hdr.opcode);
 	swr_req_complete(qp, w, status, 0);
-}
-
-/* Wait @ns and retry the held WQE. */
-static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
-{
-	qp->req.wait_until = ktime_get_ns() + ns;
-	swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
-	return SWR_WAIT;
 }
 
 /* An RC/UC WQE to a foreign GID goes to the wire's window (swr_wire.c). */
@@ -1758,6 +1773,20 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 			return SWR_DONE;
 		}
 	}
+	/* ODP: the result's page mapped before the atomic executes. */
+	if (nl && (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
+		   op == SWROCE_WR_ATOMIC_FETCH_AND_ADD)) {
+		err = swr_mr_fault(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
+				   sizeof(u64), true);
+		if (err) {
+			swr_segs_put(qp->req.lseg, nl);
+			swr_qp_put(dst);
+			if (err == -EAGAIN)
+				return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+	}
 
 	npkts = op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
 		op == SWROCE_WR_ATOMIC_FETCH_AND_ADD ||
@@ -1845,8 +1874,15 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 	int err;
 
 	/* A WQE whose data moves completes, whatever the state since. */
-	if (qp->req.xfer.dst)
+	if (qp->req.xfer.dst) {
+		/* Waiting for an ODP fault (swr_xfer_run()). */
+		if (qp->req.wait_until && ktime_get_ns() < qp->req.wait_until) {
+			swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+			return SWR_WAIT;
+		}
+		qp->req.wait_until = 0;
 		return swr_xfer_run(qp);
+	}
 
 	swr_req_view(qp, &v);
 	if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {

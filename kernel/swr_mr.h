@@ -265,7 +265,11 @@ void swr_mr_put(struct swr_mr *mr);
  * @len: bytes
  * @write: map for writing
  *
- * Return: 0, or -EFAULT when the process cannot provide the pages.
+ * Only the MR's owner faults synchronously; any other context gets the
+ * work item of swr_mr_fault_async() and -EAGAIN (retry later).
+ *
+ * Return: 0, -EAGAIN, or -EFAULT when the process cannot provide the
+ * pages.
  */
 int swr_mr_fault(struct swr_mr *mr, u64 iova, u64 len, bool write);
 
@@ -309,7 +313,8 @@ int swr_mr_copy(struct swr_mr *mr, u64 iova, void *buf, u64 len,
  * @len: bytes to copy
  * @dir: SWR_COPY_TO_MR or SWR_COPY_FROM_MR
  *
- * Return: 0, -ERANGE, or -EFAULT when the pages cannot be had.
+ * Return: 0, -ERANGE, -EAGAIN (a work item faults the pages in: retry
+ * later; see swr_mr_fault()), or -EFAULT when the pages cannot be had.
  */
 int swr_mr_copy_fault(struct swr_mr *mr, u64 iova, void *buf, u64 len,
 		      enum swr_copy_dir dir);

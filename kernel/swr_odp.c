@@ -41,15 +41,24 @@
  * Faults
  * ------
  * Resolving a miss sleeps (hmm_range_fault() under mmap_lock), so it
- * happens only in process context:
- *   - swr_mr_fault(): the poller (the requester, and the local responder's
- *     copies, which run with no spinlock held), the READ responder's
- *     poller half, advise_mr with IB_UVERBS_ADVISE_MR_FLAG_FLUSH;
+ * happens only in process context, and only where waiting holds up
+ * nobody but the MR's owner:
+ *   - swr_mr_fault() where the engine may sleep (the requester, the local
+ *     responder's copies, which run with no spinlock held, the READ
+ *     responder's poller half): in the calling context when that is the
+ *     MR's owner (a doorbell caller), else as swr_mr_fault_async(), and
+ *     the engine comes back to the request after SWR_FAULT_WAIT_NS or at
+ *     its next turn; never in the poller, which serves every QP of the
+ *     device and must not wait for a fault a process can make slow (a
+ *     FUSE or NFS mapping). advise_mr with IB_UVERBS_ADVISE_MR_FLAG_FLUSH
+ *     faults in its caller;
  *   - swr_mr_fault_async(): from softirq or under a spinlock, the range
  *     goes to odp->work on swr_odp_wq. The wire responder answers the
  *     request with an RNR NAK meanwhile, as ODP hardware does; the
  *     requester's retry after the RNR timer finds the page. A UD datagram
- *     that misses is dropped (UD may lose datagrams). One pending range
+ *     that misses cannot wait (its receive WQE is taken under the
+ *     responder's spinlock): it completes with IB_WC_LOC_PROT_ERR, which
+ *     is why UD receive is not in the ODP caps. One pending range
  *     per MR: a later miss elsewhere replaces it, and misses again if the
  *     work did not get to it.
  * A fault that fails (nothing mapped there, a read-only mapping for a
@@ -311,12 +320,38 @@ static int swr_odp_fault(struct swr_mr *mr, u64 iova, u64 len, bool write,
 				fault);
 }
 
+/* Is all of [iova, iova + len) of @mr mapped (for writing)? Never sleeps. */
+static bool swr_odp_present(struct swr_mr *mr, u64 iova, u64 len, bool write)
+{
+	void *kaddr;
+	u64 n;
+
+	while (len) {
+		n = len;
+		kaddr = swr_odp_map(mr, iova, &n, write);
+		if (IS_ERR(kaddr))
+			return false;
+		swr_odp_unmap(kaddr);
+		iova += n;
+		len -= n;
+	}
+	return true;
+}
+
 int swr_mr_fault(struct swr_mr *mr, u64 iova, u64 len, bool write)
 {
 	int err;
 
 	if (mr->kind != SWR_MR_ODP)
 		return 0;
+	/*
+	 * Only the owner waits for its own memory. Elsewhere (the poller,
+	 * which serves every QP of the device; another process) a fault the
+	 * owner can make slow (a FUSE mapping) would hold others up.
+	 */
+	if (current->mm != mr->odp->umem->umem.owning_mm)
+		return swr_odp_present(mr, iova, len, write) ? 0 :
+		       swr_mr_fault_async(mr, iova, len, write);
 	err = swr_odp_fault(mr, iova, len, write, true);
 	if (err)
 		ibdev_dbg(mr->odp->ibdev, "odp: mr %#x fault %#llx+%#llx: %d\n",

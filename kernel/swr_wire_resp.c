@@ -241,10 +241,11 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 /*
  * Send up to @budget responses of @rd (a copy) from rd->next on. The rkey
  * is looked up again for the range they cover. With @can_sleep (the
- * poller) ODP pages are faulted in first. Returns the number sent, or
- * -errno when the memory is no longer reachable through the rkey: -EAGAIN
- * when none was sent because an ODP page is not mapped (softirq), -EFAULT
- * when the process cannot map it.
+ * poller) ODP pages are faulted in first (swr_mr_fault(): in a work item
+ * unless the poller runs in the owner's doorbell call). Returns the number
+ * sent, or -errno when the memory is no longer reachable through the
+ * rkey: -EAGAIN when none was sent because an ODP page is not mapped yet,
+ * -EFAULT when the process cannot map it.
  */
 static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 			    const struct swr_wire_rd *rd, u32 budget,
@@ -373,6 +374,9 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 		    rd->psn == snap.psn && rd->next == snap.next &&
 		    n != -EAGAIN)
 			rd->next = n < 0 ? rd->npkts : rd->next + n;
+		/* A work item faults the ODP pages in: the next pass. */
+		if (n == -EAGAIN)
+			break;
 		budget -= n > 0 ? n : 1;
 	}
 	spin_unlock_bh(&qp->resp_lock);
