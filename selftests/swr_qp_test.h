@@ -568,6 +568,45 @@ static inline int swr_ibdev_write(const char *attr, const char *val)
 }
 
 /*
+ * One of two devices of a test that can run across the wire: a context, a
+ * PD and an IPv4 RoCEv2 GID. The device is named by an environment
+ * variable (the test device when unset), so that the test runs on one
+ * device and, from its shell step, between two in two namespaces.
+ */
+struct swr_tdev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	int gid_index;
+	union ibv_gid gid;
+};
+
+static inline const char *swr_env_dev(const char *var)
+{
+	const char *d = getenv(var);
+
+	return d && *d ? d : swr_test_dev();
+}
+
+static inline int swr_tdev_open(struct swr_tdev *d, const char *name)
+{
+	d->ctx = swr_open_dev(name);
+	if (!d->ctx)
+		return -ENODEV;
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd)
+		return -errno;
+	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
+}
+
+static inline void swr_tdev_close(struct swr_tdev *d)
+{
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+}
+
+/*
  * Two anonymous buffers of @len bytes, the client's and the server's,
  * registered in @pd: what most QP tests move data between.
  */

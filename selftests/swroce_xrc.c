@@ -35,39 +35,6 @@
 #define MSG		3000	/* three packets at MTU 1024 */
 #define CANARY		0x5a
 
-struct xdev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	int gid_index;
-	union ibv_gid gid;
-};
-
-static const char *xrc_dev(const char *var)
-{
-	const char *d = getenv(var);
-
-	return d && *d ? d : swr_test_dev();
-}
-
-static int xdev_open(struct xdev *d, const char *name)
-{
-	d->ctx = swr_open_dev(name);
-	if (!d->ctx)
-		return -ENODEV;
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd)
-		return -errno;
-	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
-}
-
-static void xdev_close(struct xdev *d)
-{
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
-}
-
 /* An XRC domain of @ctx on the file @path (created if missing). */
 static struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, const char *path,
 				  int *fd, int oflags)
@@ -113,7 +80,7 @@ static struct ibv_qp *tgt_create(struct ibv_context *ctx,
 }
 
 /* @qp (XRC_SEND or XRC_RECV) to RTR towards @dqpn at @gid; INI on to RTS. */
-static int xrc_connect(struct ibv_qp *qp, const struct xdev *local,
+static int xrc_connect(struct ibv_qp *qp, const struct swr_tdev *local,
 		       const union ibv_gid *gid, uint32_t dqpn)
 {
 	bool ini = qp->qp_type == IBV_QPT_XRC_SEND;
@@ -160,7 +127,7 @@ static int xrc_connect(struct ibv_qp *qp, const struct xdev *local,
 }
 
 FIXTURE(xrc) {
-	struct xdev a, b;
+	struct swr_tdev a, b;
 	char path[64];
 	int fd;
 	struct ibv_xrcd *xrcd;
@@ -186,8 +153,8 @@ FIXTURE_SETUP(xrc)
 	};
 
 	self->fd = -1;
-	ASSERT_EQ(0, xdev_open(&self->a, xrc_dev("SWR_XRC_A")));
-	ASSERT_EQ(0, xdev_open(&self->b, xrc_dev("SWR_XRC_B")));
+	ASSERT_EQ(0, swr_tdev_open(&self->a, swr_env_dev("SWR_XRC_A")));
+	ASSERT_EQ(0, swr_tdev_open(&self->b, swr_env_dev("SWR_XRC_B")));
 	snprintf(self->path, sizeof(self->path), "/tmp/swr-xrc-%d", getpid());
 	self->xrcd = xrcd_open(self->b.ctx, self->path, &self->fd, O_CREAT);
 	ASSERT_NE(NULL, self->xrcd) TH_LOG("ibv_open_xrcd: %s", strerror(errno));
@@ -258,8 +225,8 @@ FIXTURE_TEARDOWN(xrc)
 		munmap(self->abuf, BUFSZ);
 	if (self->bbuf && self->bbuf != MAP_FAILED)
 		munmap(self->bbuf, BUFSZ);
-	xdev_close(&self->b);
-	xdev_close(&self->a);
+	swr_tdev_close(&self->b);
+	swr_tdev_close(&self->a);
 }
 
 static int srq_recv(struct ibv_srq *srq, uint64_t wr_id, void *buf,
@@ -462,7 +429,7 @@ TEST_F(xrc, domain_shared_across_fork)
 		struct ibv_qp *qp;
 		int fd;
 
-		ctx = swr_open_dev(xrc_dev("SWR_XRC_B"));
+		ctx = swr_open_dev(swr_env_dev("SWR_XRC_B"));
 		if (!ctx)
 			_exit(10);
 		/* No O_CREAT: the domain must exist already. */
@@ -508,8 +475,8 @@ TEST_F(xrc, restrack)
 		uint32_t qpn;
 		const char *type;
 	} q[] = {
-		{ xrc_dev("SWR_XRC_A"), self->ini->qp_num, "XRC_INI" },
-		{ xrc_dev("SWR_XRC_B"), self->tgt->qp_num, "XRC_TGT" },
+		{ swr_env_dev("SWR_XRC_A"), self->ini->qp_num, "XRC_INI" },
+		{ swr_env_dev("SWR_XRC_B"), self->tgt->qp_num, "XRC_TGT" },
 	};
 	char cmd[160], out[4096];
 	size_t i, n;

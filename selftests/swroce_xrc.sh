@@ -31,22 +31,6 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-# xrc_c WHERE [VAR=VALUE...]: the C test, each of its results one of ours
-xrc_c() {
-	local where=$1 log=/tmp/swr-xrc.log rc
-	shift
-	env "$@" timeout 600 "$bin" >$log 2>&1
-	rc=$?
-	while read -r line; do
-		case $line in
-		"ok "*) tap_ok 0 "$where: ${line#ok * }" ;;
-		"not ok "*) tap_ok 1 "$where: ${line#not ok * }" ;;
-		esac
-	done < <(grep -E '^(not )?ok [0-9]+ ' $log)
-	[ $rc -eq 0 ] || sed 's/^/# /' $log
-	tap_ok $rc "$where: swroce_xrc exit status"
-}
-
 # xsrq WHERE SNS SDEV SGID CNS CDEV CGID IP: ibv_xsrq_pingpong, data checked
 # by the program itself (it validates each message), exit status 0 both
 xsrq() {
@@ -59,12 +43,12 @@ xsrq() {
 L4=$(v4gid 10.77.0.1)
 wait_gid swroce0 "$L4"
 tap_ok $? "swroce0 has its IPv4 RoCE v2 GID"
-xrc_c "same device"
+tap_c_test "same device" "$bin"
 xsrq "same device" "" swroce0 "$L4" "" swroce0 "$L4" 10.77.0.1
 
 if ns_pair swr-xa swr-xb xv0 xv1 80.1 80 swrx0 swrx1; then
 	tap_ok 0 "two swroce devices in two namespaces"
-	xrc_c "wire" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
+	tap_c_test "wire" "$bin" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
 	xsrq "wire" swr-xa swrx0 "$(v4gid 10.80.1.1)" \
 		swr-xb swrx1 "$(v4gid 10.80.1.2)" 10.80.1.1
 	cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }

@@ -54,6 +54,26 @@ tap_bail() {
 	exit 1
 }
 
+# tap_c_test WHERE BIN [VAR=VALUE...]: run the kselftest program BIN with
+# the given environment; each of its results becomes one of ours, prefixed
+# with WHERE, then its exit status (its output as comments on failure).
+tap_c_test() {
+	local where=$1 bin=$2 log rc line
+	shift 2
+	log=$(mktemp)
+	env "$@" timeout 600 "$bin" >"$log" 2>&1
+	rc=$?
+	while read -r line; do
+		case $line in
+		"ok "*) tap_ok 0 "$where: ${line#ok * }" ;;
+		"not ok "*) tap_ok 1 "$where: ${line#not ok * }" ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
+	[ $rc -eq 0 ] || sed 's/^/# /' "$log"
+	rm -f "$log"
+	tap_ok $rc "$where: $(basename "$bin") exit status"
+}
+
 tap_done() {
 	echo "1..$tap_n"
 	[ $tap_failed -eq 0 ]
