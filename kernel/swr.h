@@ -238,6 +238,8 @@ struct swr_dev {
 	struct xarray mkeys;
 	u32 mkey_next;
 	atomic_t num_mr;	/* against SWR_MAX_MR */
+	/* Asynchronous advise_mr requests queued (swr_odp.c) */
+	atomic_t odp_advise;
 	atomic_t num_mw;	/* against SWR_MAX_MW */
 
 	/*

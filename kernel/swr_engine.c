@@ -108,6 +108,14 @@ static u32 swr_npkts(u64 len, u32 mtu)
 	return len ? (u32)DIV_ROUND_UP_ULL(len, mtu) : 1;
 }
 
+/* Wait @ns and retry the held WQE. */
+static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
+{
+	qp->req.wait_until = ktime_get_ns() + ns;
+	swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+	return SWR_WAIT;
+}
+
 static void swr_req_view(struct swr_qp *qp, struct swr_req_view *v)
 {
 	unsigned long flags;
@@ -457,6 +465,20 @@ int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 	return 0;
 }
 
+/*
+ * Fault the ODP memory of @n segments in (may sleep), for writing with
+ * @write, before a copy that cannot sleep. 0 or -EFAULT.
+ */
+int swr_segs_fault(const struct swr_seg *seg, u32 n, bool write)
+{
+	int err = 0;
+	u32 i;
+
+	for (i = 0; i < n && !err; i++)
+		err = swr_mr_fault(seg[i].mr, seg[i].iova, seg[i].len, write);
+	return err;
+}
+
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num)
 {
 	u64 total = 0;
@@ -491,22 +513,69 @@ static void swr_segs_seek(const struct swr_seg *seg, u32 n, u64 off, u32 *i,
 	*o = off;
 }
 
+/* Tries of a chunk whose ODP pages an invalidation took meanwhile. */
+#define SWR_FAULT_TRIES		4
+/* How long a local request waits for an ODP fault in a work item. */
+#define SWR_FAULT_WAIT_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * A chunk of swr_copy_at() met an ODP page that is not mapped: fault the
+ * chunk's destination (for writing) and source ranges in. With @can_sleep
+ * as swr_mr_fault() does; else in a work item (swr_mr_fault_async()).
+ * Return: 0 (copy again), -EAGAIN (later) or -EFAULT (a fault failed).
+ */
+static int swr_copy_fault(const struct swr_seg *d, u64 doff,
+			  const struct swr_seg *s, u64 soff, u64 n,
+			  bool can_sleep)
+{
+	int err = 0;
+
+	if (can_sleep) {
+		err = swr_mr_fault(d->mr, d->iova + doff, n, true);
+		if (!err && s)
+			err = swr_mr_fault(s->mr, s->iova + soff, n, false);
+		return err;
+	}
+	if (d->mr->kind == SWR_MR_ODP)
+		err = swr_mr_fault_async(d->mr, d->iova + doff, n, true);
+	if (s && s->mr->kind == SWR_MR_ODP && err != -EFAULT)
+		err = swr_mr_fault_async(s->mr, s->iova + soff, n, false);
+	return err;
+}
+
+/* One chunk of swr_copy_at(): @n bytes at @doff of @d, @soff of @s. */
+static int swr_copy_chunk_at(const struct swr_seg *d, u64 doff,
+			     const struct swr_seg *s, u64 soff,
+			     const u8 *kbuf, u64 n)
+{
+	struct swr_copy_to to;
+
+	if (!s)
+		return swr_mr_copy(d->mr, d->iova + doff, (void *)kbuf, n,
+				   SWR_COPY_TO_MR);
+	to.mr = d->mr;
+	to.iova = d->iova + doff;
+	return swr_mr_walk(s->mr, s->iova + soff, n, swr_copy_chunk_to, &to);
+}
+
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
  * the kernel buffer @kbuf when @src is NULL, starting at byte @doff of
  * the destination and @soff of the source. The segments hold at least
  * that many bytes more and are ranges their MRs were checked for. The
  * copy goes in chunks of at most SWR_COPY_CHUNK bytes; with @resched (no
- * spinlock held) the CPU is offered to others between them.
+ * spinlock held) the CPU is offered to others between them, and ODP pages
+ * that are not mapped are faulted in, by the MR's owner itself, else by a
+ * work item while the copy fails with -EAGAIN (swr_mr_fault()); without
+ * @resched always the latter (swr_copy_fault()).
  */
 static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		       u32 ns, const u8 *kbuf, u64 doff, u64 soff, u64 len,
 		       bool resched)
 {
-	struct swr_copy_to to;
 	u32 di, si = 0;
+	int err, tries = 0;
 	u64 n;
-	int err;
 
 	swr_segs_seek(dst, nd, doff, &di, &doff);
 	if (src)
@@ -521,18 +590,21 @@ static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 		n = min3(len, dst[di].len - doff, (u64)SWR_COPY_CHUNK);
 		if (src)
 			n = min(n, src[si].len - soff);
-		if (src) {
-			to.mr = dst[di].mr;
-			to.iova = dst[di].iova + doff;
-			err = swr_mr_walk(src[si].mr, src[si].iova + soff, n,
-					  swr_copy_chunk_to, &to);
-		} else {
-			err = swr_mr_copy(dst[di].mr, dst[di].iova + doff,
-					  (void *)kbuf, n, SWR_COPY_TO_MR);
-			kbuf += n;
+		err = swr_copy_chunk_at(&dst[di], doff, src ? &src[si] : NULL,
+					soff, kbuf, n);
+		if (err == -EAGAIN) {
+			err = swr_copy_fault(&dst[di], doff,
+					     src ? &src[si] : NULL, soff, n,
+					     resched);
+			if (!err && tries++ < SWR_FAULT_TRIES)
+				continue;	/* the same chunk again */
+			return err ? err : -EFAULT;
 		}
 		if (err)
 			return err;
+		tries = 0;
+		if (!src)
+			kbuf += n;
 		len -= n;
 		doff += n;
 		if (doff == dst[di].len) {
@@ -870,6 +942,9 @@ static int swr_put_kbuf(struct swr_seg *dst, u32 nd, const u8 *buf, u64 len,
 		n = min(len, dst[*di].len - *doff);
 		err = swr_mr_copy(dst[*di].mr, dst[*di].iova + *doff,
 				  (void *)buf, n, SWR_COPY_TO_MR);
+		if (err == -EAGAIN)
+			swr_mr_fault_async(dst[*di].mr, dst[*di].iova + *doff,
+					   dst[*di].len - *doff, true);
 		if (err)
 			return err;
 		buf += n;
@@ -1041,6 +1116,14 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 	if (!(w->hdr.flags & SWROCE_WQE_INLINE)) {
 		err = swr_segs_get(qp, w->sge, w->hdr.num_sge, len, 0,
 				   qp->req.lseg, &nl);
+		/* ODP: in now; the copies below hold spinlocks. */
+		if (!err) {
+			err = swr_segs_fault(qp->req.lseg, nl, false);
+			if (err)
+				swr_segs_put(qp->req.lseg, nl);
+			if (err == -EAGAIN)
+				return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+		}
 		if (err) {
 			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
 			return SWR_DONE;
@@ -1134,6 +1217,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 
 	a->status = IB_WC_SUCCESS;
 	a->rnr = false;
+	a->fault = false;
 	memset(op, 0, sizeof(*op));
 	op->gen = dst->resp_gen;
 	op->inval_ok = true;
@@ -1255,14 +1339,24 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			a->status = IB_WC_REM_ACCESS_ERR;
 			break;
 		}
-		if (swr_mr_atomic(mr, raddr, swr_atomic_kind(opc),
-				  w->hdr.atomic.compare_add,
-				  opc == SWROCE_WR_ATOMIC_CMP_AND_SWP ?
-				  w->hdr.atomic.swap : w->hdr.atomic.compare_add,
-				  &a->read_orig))
+		err = swr_mr_atomic(mr, raddr, swr_atomic_kind(opc),
+				    w->hdr.atomic.compare_add,
+				    opc == SWROCE_WR_ATOMIC_CMP_AND_SWP ?
+				    w->hdr.atomic.swap :
+				    w->hdr.atomic.compare_add, &a->read_orig);
+		if (err == -EAGAIN)
+			err = swr_mr_fault_async(mr, raddr, sizeof(u64), true);
+		swr_mr_put(mr);
+		if (err == -EAGAIN) {
+			/* ODP: not executed; the requester asks again. */
+			dst->resp.psn = (dst->resp.psn - npkts) & SWR_PSN_MASK;
+			a->fault = true;
+		} else if (err == -EFAULT) {
+			a->status = IB_WC_REM_ACCESS_ERR;
+		} else if (err) {
 			/* Misaligned: an invalid request (rxe: class C). */
 			a->status = IB_WC_REM_INV_REQ_ERR;
-		swr_mr_put(mr);
+		}
 		break;
 	}
 }
@@ -1298,7 +1392,8 @@ static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 		/* The requester's SGEs are the destination here. */
 		err = swr_copy_at(qp->req.lseg, nl, rseg, op->nr, NULL, off,
 				  off, len, true);
-	if (err) {
+	/* -EAGAIN: ODP pages being faulted in; this part again later. */
+	if (err && err != -EAGAIN) {
 		op->rstatus = op->copy_rstatus;
 		a->status = op->copy_status;
 	}
@@ -1407,10 +1502,14 @@ static enum swr_verdict swr_xfer_run(struct swr_qp *qp)
 	struct swr_req_xfer *x = &qp->req.xfer;
 	struct swr_qp *dst = x->dst;
 	u64 n = min_t(u64, x->len - x->done, qp->req.turn_bytes);
+	int err;
 
 	qp->req.turn_bytes -= n;
-	if (swr_respond_copy(qp, &qp->req.wqe, x->done, n, x->nl, &x->a,
-			     &x->op))
+	err = swr_respond_copy(qp, &qp->req.wqe, x->done, n, x->nl, &x->a,
+			       &x->op);
+	if (err == -EAGAIN)
+		return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+	if (err)
 		x->done = x->len;	/* nothing more is copied */
 	else
 		x->done += n;
@@ -1451,15 +1550,21 @@ static enum swr_verdict swr_xfer_start(struct swr_qp *qp, struct swr_qp *dst,
 
 void swr_req_finish_xfer(struct swr_qp *qp)
 {
+	enum swr_verdict v;
+
 	while (qp->req.xfer.dst) {
 		qp->req.turn_bytes = SWR_TURN_BYTES;
-		if (swr_xfer_run(qp) == SWR_DONE)
+		v = swr_xfer_run(qp);
+		if (v == SWR_DONE)
 			qp->req.wqe_valid = false;
 		/* Hold the QP for one turn at a time, as everyone does. */
 		mutex_unlock(&qp->sq_lock);
+		if (v == SWR_WAIT)	/* an ODP fault in a work item */
+			usleep_range(50, 100);
 		cond_resched();
 		mutex_lock(&qp->sq_lock);
 	}
+	qp->req.wait_until = 0;
 }
 
 /* Local operations: LOCAL_INV, BIND_MW and (kernel QPs) REG_MR. */
@@ -1497,14 +1602,6 @@ static void swr_exec_local(struct swr_qp *qp, struct swr_send_wqe *w)
 		ibdev_dbg(&sdev->ibdev, "qp %u: local op %u failed\n",
 			  qp->ibqp.qp_num, w->hdr.opcode);
 	swr_req_complete(qp, w, status, 0);
-}
-
-/* Wait @ns and retry the held WQE. */
-static enum swr_verdict swr_req_wait(struct swr_qp *qp, u64 ns)
-{
-	qp->req.wait_until = ktime_get_ns() + ns;
-	swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
-	return SWR_WAIT;
 }
 
 /* An RC/UC WQE to a foreign GID goes to the wire's window (swr_wire.c). */
@@ -1582,29 +1679,38 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 
 /*
  * A SEND to a QP on a tag matching SRQ: copy the message's TMH into @tmh
- * (the requester's memory, referenced in req.lseg, or its inline data).
- * False when @dst has no such SRQ or the message is too short.
+ * (the requester's memory, referenced in req.lseg, or its inline data),
+ * before the responder's lock is taken: an ODP page is faulted in first
+ * (swr_mr_fault()). 1 with the TMH, 0 when @dst has no such SRQ or the
+ * message is too short, -EAGAIN (a fault in a work item: retry) or
+ * -EFAULT.
  */
-static bool swr_local_tmh(struct swr_qp *qp, struct swr_qp *dst,
-			  const struct swr_send_wqe *w, u64 len, u32 nl,
-			  u8 *tmh)
+static int swr_local_tmh(struct swr_qp *qp, struct swr_qp *dst,
+			 const struct swr_send_wqe *w, u64 len, u32 nl,
+			 u8 *tmh)
 {
 	struct swr_seg *seg = qp->req.lseg;
 	u32 i, n, got = 0;
+	int err;
 
 	if (!dst->srq || !dst->srq->tm || len < SWROCE_TMH_BYTES ||
 	    !swr_op_needs_recv(w->hdr.opcode) ||
 	    w->hdr.opcode == SWROCE_WR_RDMA_WRITE_WITH_IMM)
-		return false;
+		return 0;
 	if (w->hdr.flags & SWROCE_WQE_INLINE) {
 		memcpy(tmh, w->inline_data, SWROCE_TMH_BYTES);
-		return true;
+		return 1;
 	}
 	for (i = 0; i < nl && got < SWROCE_TMH_BYTES; i++) {
 		n = min_t(u64, seg[i].len, SWROCE_TMH_BYTES - got);
-		if (swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
-				SWR_COPY_FROM_MR))
-			return false;
+		err = swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
+				  SWR_COPY_FROM_MR);
+		if (err == -EAGAIN)
+			err = swr_mr_fault(seg[i].mr, seg[i].iova, n, false) ?:
+			      swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
+					  SWR_COPY_FROM_MR);
+		if (err)
+			return err == -EAGAIN ? err : -EFAULT;
 		got += n;
 	}
 	return got == SWROCE_TMH_BYTES;
@@ -1658,6 +1764,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	struct swr_qp *dst;
 	u32 nl = 0, npkts;
 	int laccess = 0;
+	int has_tmh;
 	u64 len, tmo;
 	int err;
 
@@ -1732,6 +1839,30 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 			return SWR_DONE;
 		}
 	}
+	/* ODP: the result's page mapped before the atomic executes. */
+	if (nl && (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
+		   op == SWROCE_WR_ATOMIC_FETCH_AND_ADD)) {
+		err = swr_mr_fault(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
+				   sizeof(u64), true);
+		if (err) {
+			swr_segs_put(qp->req.lseg, nl);
+			swr_qp_put(dst);
+			if (err == -EAGAIN)
+				return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+			return SWR_DONE;
+		}
+	}
+
+	has_tmh = swr_local_tmh(qp, dst, w, len, nl, tmh);
+	if (has_tmh < 0) {
+		swr_segs_put(qp->req.lseg, nl);
+		swr_qp_put(dst);
+		if (has_tmh == -EAGAIN)
+			return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+		swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+		return SWR_DONE;
+	}
 
 	npkts = op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
 		op == SWROCE_WR_ATOMIC_FETCH_AND_ADD ||
@@ -1749,9 +1880,8 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_local_respond_start(qp, dst, w, len, npkts,
-				swr_local_tmh(qp, dst, w, len, nl, tmh) ?
-				tmh : NULL, &a, &rop);
+	swr_local_respond_start(qp, dst, w, len, npkts, has_tmh ? tmh : NULL,
+				&a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
 		/* Data moves unlocked, in turns ("Large messages"). */
 		spin_unlock_bh(&dst->resp_lock);
@@ -1761,6 +1891,11 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	spin_unlock_bh(&dst->resp_lock);
 	swr_qp_put(dst);
 
+	if (a.fault) {
+		/* An ODP page is being faulted in (swr_odp.c): no RNR count. */
+		swr_segs_put(qp->req.lseg, nl);
+		return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+	}
 	if (a.rnr) {
 		swr_segs_put(qp->req.lseg, nl);
 		if (!qp->req.rnr_left) {
@@ -1777,8 +1912,9 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	if (a.status == IB_WC_SUCCESS &&
 	    (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
 	     op == SWROCE_WR_ATOMIC_FETCH_AND_ADD) && nl) {
-		if (swr_mr_copy(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
-				&a.read_orig, sizeof(u64), SWR_COPY_TO_MR))
+		if (swr_mr_copy_fault(qp->req.lseg[0].mr,
+				      qp->req.lseg[0].iova, &a.read_orig,
+				      sizeof(u64), SWR_COPY_TO_MR))
 			a.status = IB_WC_LOC_PROT_ERR;
 	}
 	swr_rc_uc_done(qp, nl, npkts, a.status, len);
@@ -1815,8 +1951,15 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 	int err;
 
 	/* A WQE whose data moves completes, whatever the state since. */
-	if (qp->req.xfer.dst)
+	if (qp->req.xfer.dst) {
+		/* Waiting for an ODP fault (swr_xfer_run()). */
+		if (qp->req.wait_until && ktime_get_ns() < qp->req.wait_until) {
+			swr_poll_deadline(swr_qp_dev(qp), qp->req.wait_until);
+			return SWR_WAIT;
+		}
+		qp->req.wait_until = 0;
 		return swr_xfer_run(qp);
+	}
 
 	swr_req_view(qp, &v);
 	if (v.state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {

@@ -26,6 +26,7 @@
 #include "swr_crc.h"
 #include "swr_mr.h"
 #include "swr_net.h"
+#include "swr_odp.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
 #include "swr_raw.h"
@@ -230,6 +231,7 @@ static const struct ib_device_ops swr_dev_ops = {
 
 	.alloc_dm = swr_alloc_dm,
 	.alloc_hw_port_stats = swr_alloc_hw_port_stats,
+	.advise_mr = swr_advise_mr,
 	.alloc_mr = swr_alloc_mr,
 	.alloc_mw = swr_alloc_mw,
 	.alloc_pd = swr_alloc_pd,
@@ -594,14 +596,21 @@ static int __init swr_init(void)
 
 	swr_pkt_init();
 	swr_crc_init();
+	err = swr_odp_init();
+	if (err) {
+		swr_crc_exit();
+		return err;
+	}
 	err = swr_net_init();
 	if (err) {
+		swr_odp_exit();
 		swr_crc_exit();
 		return err;
 	}
 	err = register_netdevice_notifier(&swr_netdev_notifier);
 	if (err) {
 		swr_net_exit();
+		swr_odp_exit();
 		swr_crc_exit();
 		return err;
 	}
@@ -616,6 +625,8 @@ static void __exit swr_exit(void)
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
 	swr_net_exit();
+	/* After the devices: no ODP MR is left to queue work. */
+	swr_odp_exit();
 	swr_crc_exit();
 }
 

@@ -14,14 +14,17 @@
 #include "swr.h"
 #include "swr_compat.h"
 #include "swr_mr.h"
+#include "swr_odp.h"
 #include "swr_udata.h"
 
 #define SWR_MAX_MKEY_INDEX	(SWR_MAX_MR + SWR_MAX_MW)
 
 /*
  * Access flags of an MR. IB_ACCESS_HUGETLB and the optional range are
- * hints we have no use for; ODP and FLUSH are not offered, and only MRs on
- * device memory are zero-based (the core requires IB_ZERO_BASED there).
+ * hints we have no use for (ODP takes HUGETLB as "the range is in huge
+ * pages"); FLUSH is not offered, ODP only at registration (swr_odp.c), and
+ * only MRs on device memory are zero-based (the core requires
+ * IB_ZERO_BASED there).
  */
 #define SWR_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -44,6 +47,7 @@ void swr_mr_dev_init(struct swr_dev *sdev)
 	xa_init_flags(&sdev->mkeys, XA_FLAGS_ALLOC1);
 	sdev->mkey_next = 1;
 	atomic_set(&sdev->num_mr, 0);
+	atomic_set(&sdev->odp_advise, 0);
 	atomic_set(&sdev->num_mw, 0);
 }
 
@@ -168,6 +172,7 @@ err_count:
 /* Free an MR that is unpublished and unreferenced (or never published). */
 static void swr_mr_free(struct swr_dev *sdev, struct swr_mr *mr)
 {
+	swr_odp_release(mr);
 	ib_umem_release(mr->umem);
 	kvfree(mr->pages);
 	kvfree(mr->blocks);
@@ -277,6 +282,39 @@ err_abort:
 	return ERR_PTR(err);
 }
 
+/* An on-demand paging MR: nothing pinned, pages found per access. */
+static struct swr_mr *swr_mr_create_odp(struct swr_dev *sdev,
+					struct ib_pd *pd, u64 start,
+					u64 length, u64 iova, int access)
+{
+	struct swr_mr *mr;
+	int err;
+
+	access &= ~IB_ACCESS_ON_DEMAND;
+	if (access & ~SWR_MR_ACCESS) {
+		ibdev_dbg(&sdev->ibdev, "reg_mr: unsupported access %#x\n",
+			  access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (length > U64_MAX - iova) {
+		ibdev_dbg(&sdev->ibdev, "reg_mr: iova %#llx + length %#llx overflows\n",
+			  iova, length);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = swr_mr_alloc(sdev, pd, SWR_MR_ODP, access);
+	if (IS_ERR(mr))
+		return mr;
+	err = swr_odp_reg(&sdev->ibdev, mr, start, length, iova,
+			  access | IB_ACCESS_ON_DEMAND);
+	if (err) {
+		swr_mr_abort(sdev, mr);
+		return ERR_PTR(err);
+	}
+	mr->state = SWR_MR_VALID;
+	swr_mkey_publish(sdev, &mr->mkey);
+	return mr;
+}
+
 struct ib_mr *swr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata)
 {
@@ -285,7 +323,12 @@ struct ib_mr *swr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (udata && swr_udata_no_cmd(&sdev->ibdev, udata))
 		return ERR_PTR(-EINVAL);
-	mr = swr_mr_create_user(sdev, ibpd, start, length, iova, access);
+	if (access & IB_ACCESS_ON_DEMAND)
+		mr = swr_mr_create_odp(sdev, ibpd, start, length, iova,
+				       access);
+	else
+		mr = swr_mr_create_user(sdev, ibpd, start, length, iova,
+					access);
 	return IS_ERR(mr) ? ERR_CAST(mr) : &mr->ibmr;
 }
 
@@ -839,9 +882,11 @@ void swr_mr_put(struct swr_mr *mr)
 
 /*
  * Map the part of [iova, iova + *len) that lies in one page and trim *len
- * to it. The caller has checked the range against the MR.
+ * to it. The caller has checked the range against the MR. Only an ODP MR
+ * can fail (ERR_PTR(-EAGAIN): the page is not mapped, for @write).
  */
-static void *swr_mr_map_chunk(struct swr_mr *mr, u64 iova, u64 *len)
+static void *swr_mr_map_chunk(struct swr_mr *mr, u64 iova, u64 *len,
+			      bool write)
 {
 	u64 off = iova - mr->iova + mr->offset;
 	u64 bsize, boff, addr;
@@ -862,6 +907,8 @@ static void *swr_mr_map_chunk(struct swr_mr *mr, u64 iova, u64 *len)
 	case SWR_MR_DM:
 		/* vmalloc memory: virtually contiguous, one chunk */
 		return mr->kaddr + off;
+	case SWR_MR_ODP:
+		return swr_odp_map(mr, iova, len, write);
 	case SWR_MR_DMA:
 	default:
 		*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(iova));
@@ -873,10 +920,12 @@ static void swr_mr_unmap_chunk(struct swr_mr *mr, void *kaddr)
 {
 	if (mr->kind == SWR_MR_USER)
 		kunmap_local(kaddr);
+	else if (mr->kind == SWR_MR_ODP)
+		swr_odp_unmap(kaddr);
 }
 
-int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
-		void *ctx)
+static int swr_mr_walk_dir(struct swr_mr *mr, u64 iova, u64 len, bool write,
+			   swr_mr_chunk_fn fn, void *ctx)
 {
 	void *kaddr;
 	u64 n;
@@ -886,7 +935,9 @@ int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
 		return -ERANGE;
 	while (len) {
 		n = len;
-		kaddr = swr_mr_map_chunk(mr, iova, &n);
+		kaddr = swr_mr_map_chunk(mr, iova, &n, write);
+		if (IS_ERR(kaddr))
+			return PTR_ERR(kaddr);
 		err = fn(kaddr, n, ctx);
 		swr_mr_unmap_chunk(mr, kaddr);
 		if (err)
@@ -895,6 +946,12 @@ int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
 		len -= n;
 	}
 	return 0;
+}
+
+int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
+		void *ctx)
+{
+	return swr_mr_walk_dir(mr, iova, len, false, fn, ctx);
 }
 
 struct swr_copy_ctx {
@@ -919,7 +976,27 @@ int swr_mr_copy(struct swr_mr *mr, u64 iova, void *buf, u64 len,
 {
 	struct swr_copy_ctx c = { .buf = buf, .dir = dir };
 
-	return swr_mr_walk(mr, iova, len, swr_copy_chunk, &c);
+	return swr_mr_walk_dir(mr, iova, len, dir == SWR_COPY_TO_MR,
+			       swr_copy_chunk, &c);
+}
+
+/* Tries of a fault and a copy: another invalidation may come in between. */
+#define SWR_MR_FAULT_TRIES	4
+
+int swr_mr_copy_fault(struct swr_mr *mr, u64 iova, void *buf, u64 len,
+		      enum swr_copy_dir dir)
+{
+	int err, tries = 0;
+
+	might_sleep();
+	for (;;) {
+		err = swr_mr_copy(mr, iova, buf, len, dir);
+		if (err != -EAGAIN || tries++ == SWR_MR_FAULT_TRIES)
+			return err == -EAGAIN ? -EFAULT : err;
+		err = swr_mr_fault(mr, iova, len, dir == SWR_COPY_TO_MR);
+		if (err)
+			return err;
+	}
 }
 
 int swr_mr_atomic(struct swr_mr *mr, u64 iova, enum swr_atomic_kind kind,
@@ -932,7 +1009,9 @@ int swr_mr_atomic(struct swr_mr *mr, u64 iova, enum swr_atomic_kind kind,
 		return -EINVAL;
 	if (!swr_range_ok(mr->iova, mr->length, iova, sizeof(u64)))
 		return -ERANGE;
-	p = swr_mr_map_chunk(mr, iova, &n);
+	p = swr_mr_map_chunk(mr, iova, &n, true);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	/* A zero-based FRMR may place an aligned iova at an odd address. */
 	if (n < sizeof(u64) || !IS_ALIGNED((uintptr_t)p, sizeof(u64))) {
 		swr_mr_unmap_chunk(mr, p);

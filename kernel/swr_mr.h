@@ -81,6 +81,7 @@ enum swr_mr_kind {
 	SWR_MR_FAST,	/* kernel FRMR: kernel-virtual blocks of page_size */
 	SWR_MR_DMA,	/* kernel DMA MR: iova is a kernel virtual address */
 	SWR_MR_DM,	/* on device memory: zero-based, kaddr below */
+	SWR_MR_ODP,	/* on-demand paging user memory (swr_odp.c) */
 };
 
 enum swr_mr_state {
@@ -122,6 +123,7 @@ struct swr_mr {
 	struct page **pages;	/* SWR_MR_USER: one per PAGE_SIZE page */
 	u64 *blocks;		/* SWR_MR_FAST: virt-DMA address per block */
 	void *kaddr;		/* SWR_MR_DM: kernel address of iova 0 */
+	struct swr_odp *odp;	/* SWR_MR_ODP */
 };
 
 /*
@@ -211,8 +213,13 @@ int swr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int swr_dealloc_mw(struct ib_mw *ibmw);
 
 /*
- * Engine-facing API. None of these sleeps; all may be called from process
- * or softirq context.
+ * Engine-facing API. None of these sleeps unless it says so; the others
+ * may be called from process or softirq context.
+ *
+ * An ODP MR's page that is not mapped makes swr_mr_copy(), swr_mr_walk()
+ * and swr_mr_atomic() fail with -EAGAIN, having faulted nothing in: the
+ * caller faults the range in with swr_mr_fault() where it may sleep, or
+ * has swr_mr_fault_async() do it and retries later (swr_odp.c).
  */
 
 /** enum swr_key_use - how a work request names memory */
@@ -251,6 +258,33 @@ struct swr_mr *swr_mr_lookup(struct swr_dev *sdev, enum swr_key_use use,
  */
 void swr_mr_put(struct swr_mr *mr);
 
+/**
+ * swr_mr_fault() - map an ODP MR's range, faulting it in; may sleep
+ * @mr: a referenced MR; nothing happens for MRs of other kinds
+ * @iova: the first MR address; [iova, iova + len) checked against the MR
+ * @len: bytes
+ * @write: map for writing
+ *
+ * Only the MR's owner faults synchronously; any other context gets the
+ * work item of swr_mr_fault_async() and -EAGAIN (retry later).
+ *
+ * Return: 0, -EAGAIN, or -EFAULT when the process cannot provide the
+ * pages.
+ */
+int swr_mr_fault(struct swr_mr *mr, u64 iova, u64 len, bool write);
+
+/**
+ * swr_mr_fault_async() - have an ODP MR's range faulted in, in a work item
+ * @mr: a referenced ODP MR
+ * @iova: the first MR address; [iova, iova + len) checked against the MR
+ * @len: bytes
+ * @write: map for writing
+ *
+ * Never sleeps. Return: -EAGAIN (retry later), or -EFAULT when a recent
+ * asynchronous fault of an overlapping range failed: the access fails.
+ */
+int swr_mr_fault_async(struct swr_mr *mr, u64 iova, u64 len, bool write);
+
 /** enum swr_copy_dir - direction of swr_mr_copy() */
 enum swr_copy_dir {
 	SWR_COPY_TO_MR,		/* kernel buffer -> MR */
@@ -265,10 +299,25 @@ enum swr_copy_dir {
  * @len: bytes to copy
  * @dir: SWR_COPY_TO_MR or SWR_COPY_FROM_MR
  *
- * Return: 0, or -ERANGE when [iova, iova + len) is not inside the MR.
+ * Return: 0, -ERANGE when [iova, iova + len) is not inside the MR, or
+ * -EAGAIN for an ODP page that is not mapped.
  */
 int swr_mr_copy(struct swr_mr *mr, u64 iova, void *buf, u64 len,
 		enum swr_copy_dir dir);
+
+/**
+ * swr_mr_copy_fault() - swr_mr_copy() that faults ODP pages in; may sleep
+ * @mr: a referenced MR
+ * @iova: the first MR address
+ * @buf: the kernel buffer
+ * @len: bytes to copy
+ * @dir: SWR_COPY_TO_MR or SWR_COPY_FROM_MR
+ *
+ * Return: 0, -ERANGE, -EAGAIN (a work item faults the pages in: retry
+ * later; see swr_mr_fault()), or -EFAULT when the pages cannot be had.
+ */
+int swr_mr_copy_fault(struct swr_mr *mr, u64 iova, void *buf, u64 len,
+		      enum swr_copy_dir dir);
 
 /**
  * typedef swr_mr_chunk_fn - called by swr_mr_walk()
@@ -291,7 +340,8 @@ typedef int (*swr_mr_chunk_fn)(void *kaddr, size_t len, void *ctx);
  * An MR-to-MR copy walks the source and calls swr_mr_copy(dst, ...,
  * SWR_COPY_TO_MR) from @fn, with no bounce buffer.
  *
- * Return: 0, -ERANGE for a range outside the MR, or what @fn returned.
+ * Return: 0, -ERANGE for a range outside the MR, -EAGAIN for an ODP page
+ * that is not mapped, or what @fn returned.
  */
 int swr_mr_walk(struct swr_mr *mr, u64 iova, u64 len, swr_mr_chunk_fn fn,
 		void *ctx);
@@ -317,7 +367,8 @@ enum swr_atomic_kind {
  * here, so that both execute atomics the same way.
  *
  * Return: 0, -EINVAL when the address is misaligned (an invalid request),
- * -ERANGE when it lies outside the MR.
+ * -ERANGE when it lies outside the MR, -EAGAIN for an ODP page that is not
+ * mapped for writing.
  */
 int swr_mr_atomic(struct swr_mr *mr, u64 iova, enum swr_atomic_kind kind,
 		  u64 compare, u64 value, u64 *orig);

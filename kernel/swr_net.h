@@ -210,6 +210,7 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
 		 const u8 *tmh);
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num);
 void swr_segs_put(struct swr_seg *seg, u32 n);
+int swr_segs_fault(const struct swr_seg *seg, u32 n, bool write);
 int swr_segs_get(struct swr_qp *qp, const struct swroce_sge *sge,
 		 u32 num, u64 need, int access, struct swr_seg *seg, u32 *n);
 int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,

@@ -42,13 +42,19 @@
  */
 #define SWR_ACCESS_FLUSH	(BIT(8) | BIT(9))
 
-/* The responder permissions a QP can grant (rxe grants the same). */
+/*
+ * The responder permissions a QP can grant (rxe grants the same).
+ * IB_ACCESS_ON_DEMAND is an MR's property and grants nothing here, but
+ * applications pass a QP the flags they give their ODP MRs (rdma-core's
+ * own test_odp.py does, as mlx5 allows).
+ */
 #define SWR_QP_ACCESS		(IB_ACCESS_LOCAL_WRITE |		\
 				 IB_ACCESS_REMOTE_WRITE |		\
 				 IB_ACCESS_REMOTE_READ |		\
 				 IB_ACCESS_REMOTE_ATOMIC |		\
 				 IB_ACCESS_MW_BIND |			\
 				 SWR_ACCESS_FLUSH |			\
+				 IB_ACCESS_ON_DEMAND |			\
 				 IB_ACCESS_OPTIONAL)
 
 static size_t swr_sq_bytes(const struct swr_sq *sq)

@@ -317,6 +317,7 @@ struct swr_wire_resp {
 struct swr_answer {
 	enum ib_wc_status status;	/* the requester's completion */
 	bool rnr;
+	bool fault;			/* an ODP page is being faulted in */
 	u8 rnr_timer;			/* with rnr: min_rnr_timer */
 	u64 read_orig;			/* atomics: the original value */
 };

@@ -236,6 +236,7 @@ static const char *const swr_res_mr_kinds[] = {
 	[SWR_MR_FAST] = "fast_reg",
 	[SWR_MR_DMA] = "dma",
 	[SWR_MR_DM] = "device_memory",
+	[SWR_MR_ODP] = "odp",
 };
 
 static const char *const swr_res_mr_states[] = {

@@ -19,6 +19,24 @@
 /* IB_UVERBS_DEVICE_ATOMIC_WRITE (uAPI, unnamed in 6.1's headers) */
 #define SWR_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 
+/*
+ * On-demand paging (swr_odp.c), explicit and implicit: RC and XRC with
+ * every operation, SRQs included; UD sends from ODP memory. A UD
+ * datagram that arrives at an ODP page not mapped yet is dropped (the
+ * page is faulted in for the next), so UD receive is not offered.
+ */
+static void swr_odp_caps(struct ib_odp_caps *caps)
+{
+	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	caps->general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
+	caps->per_transport_caps.rc_odp_caps = rc;
+	caps->per_transport_caps.xrc_odp_caps = rc;
+	caps->per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+}
+
 int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		     struct ib_udata *udata)
 {
@@ -65,7 +83,8 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * The core queries into ibdev->attrs at registration, so flags the
 	 * core itself reads from there are set here: "rdma link del".
 	 */
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	swr_odp_caps(&attr->odp_caps);
 	/*
 	 * What the engine (swr_engine.c) executes: memory windows of both
 	 * types bound by work requests, FRMRs (REG_MR, LOCAL_INV,

@@ -31,6 +31,12 @@
 #include "swr_wire.h"
 
 #define SWR_WIRE_ACK_EVERY	16
+/*
+ * swr_wire_send_pkt(): the payload's ODP pages are being faulted in (no
+ * status of the IBTA's), and how long the sender waits before it retries.
+ */
+#define SWR_WIRE_WC_FAULT	((enum ib_wc_status)0xff)
+#define SWR_WIRE_FAULT_WAIT_NS	(50 * NSEC_PER_USEC)
 
 /* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
 static const u32 swr_wire_rnr_10us[32] = {
@@ -99,8 +105,10 @@ int swr_sge_copy_pd(struct swr_dev *sdev, struct ib_pd *pd, u32 qpn,
 				   to_mr ? IB_ACCESS_LOCAL_WRITE : 0, &iova, n);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = swr_mr_copy(mr, iova, buf, n,
-				  to_mr ? SWR_COPY_TO_MR : SWR_COPY_FROM_MR);
+		/* The poller, sq_lock (a mutex): ODP pages may fault in. */
+		err = swr_mr_copy_fault(mr, iova, buf, n,
+					to_mr ? SWR_COPY_TO_MR :
+						SWR_COPY_FROM_MR);
 		swr_mr_put(mr);
 		if (err)
 			return err;
@@ -342,6 +350,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	u32 paylen = 0, pad, hdr_len = oi->hdr_len, psn, span = 1;
 	struct sk_buff *skb;
 	u64 off, tmo;
+	int err;
 	u8 *x;
 
 	k = swr_wire_pkt_index(e, k);
@@ -431,10 +440,14 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	x = skb_put(skb, paylen);
 	if (h->opcode == SWROCE_WR_ATOMIC_WRITE) {
 		put_unaligned_be64(h->atomic.compare_add, x);
-	} else if (paylen &&
-		   swr_wire_sge_copy(qp, &e->wqe, off, x, paylen, false)) {
-		kfree_skb(skb);
-		return IB_WC_LOC_PROT_ERR;
+	} else if (paylen) {
+		err = swr_wire_sge_copy(qp, &e->wqe, off, x, paylen, false);
+		if (err) {
+			kfree_skb(skb);
+			/* ODP: a work item faults the pages in; send later. */
+			return err == -EAGAIN ? SWR_WIRE_WC_FAULT :
+						IB_WC_LOC_PROT_ERR;
+		}
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
 	/* DCQCN charges what went out (swr_cc.c). */
@@ -537,6 +550,13 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 		}
 		st = swr_wire_send_pkt(qp, p, e, wr->sent, now);
 		qp->req.turn_pkts--;
+		if (st == SWR_WIRE_WC_FAULT) {
+			/* Nothing went out; the deadline brings us back. */
+			pace = now + SWR_WIRE_FAULT_WAIT_NS;
+			WRITE_ONCE(wr->paced_until, pace);
+			swr_poll_deadline(swr_qp_dev(qp), pace);
+			break;
+		}
 		if (st != IB_WC_SUCCESS) {
 			/* Only the head may complete: fail it once it is. */
 			while (wr->head != wr->send)
@@ -806,6 +826,7 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_wire_req *wr = &qp->wire->req;
 	bool progress = false, last = k + 1 == e->npkts;
 	u32 bit;
+	int err;
 
 	if (e->done || k < e->rd_next) {
 		swr_qp_count(qp, SWR_CNT_DUP_RESP);
@@ -838,8 +859,12 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 			swr_wire_retire(qp, IB_WC_BAD_RESP_ERR);
 		return false;
 	}
-	if (paylen && swr_wire_sge_copy(qp, &e->wqe, (u64)k * p->mtu,
-					(u8 *)payload, paylen, true)) {
+	err = paylen ? swr_wire_sge_copy(qp, &e->wqe, (u64)k * p->mtu,
+					 (u8 *)payload, paylen, true) : 0;
+	/* ODP: dropped while a work item faults in; asked again later. */
+	if (err == -EAGAIN)
+		return false;
+	if (err) {
 		swr_wire_retire_done(qp);
 		if (wr->head == idx)
 			swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);
@@ -876,6 +901,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 	u32 aeth = 0, idx;
 	u64 orig;
 	u8 syn;
+	int err;
 
 	if (oi->flags & SWR_OPF_AETH)
 		aeth = ntohl(((const struct swr_aeth *)(hdr +
@@ -914,8 +940,12 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 		progress = swr_wire_implicit(qp, idx);
 		orig = get_unaligned_be64(hdr + sizeof(*bth) +
 					  sizeof(struct swr_aeth));
-		if (swr_wire_sge_copy(qp, &e->wqe, 0, (u8 *)&orig,
-				      sizeof(orig), true)) {
+		err = swr_wire_sge_copy(qp, &e->wqe, 0, (u8 *)&orig,
+					sizeof(orig), true);
+		/* ODP: dropped; the resent atomic gets the saved result. */
+		if (err == -EAGAIN)
+			break;
+		if (err) {
 			swr_wire_retire_done(qp);
 			if (wr->head == idx)
 				swr_wire_retire(qp, IB_WC_LOC_PROT_ERR);

@@ -58,6 +58,9 @@
 #include "swr_trace.h"
 #include "swr_wire.h"
 
+/* swr_wire_write_data(): an ODP page is being faulted in. No AETH syndrome. */
+#define SWR_WIRE_FAULT		0xff
+
 /* READ response packets sent from softirq at most; more go to the poller. */
 #define SWR_WIRE_RD_INLINE	1
 
@@ -110,6 +113,20 @@ static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
 	swr_wire_send_ack(qp, p, psn,
 			  SWR_AETH_RNR_NAK | (p->min_rnr_timer & 31),
 			  qp->wire->resp.msn, NULL);
+}
+
+/*
+ * An ODP page the request needs is being faulted in (swr_odp.c): RNR NAK,
+ * as ODP hardware answers, and nothing moves: the requester resends this
+ * packet after the RNR timer. UC has no NAK: the packet is lost.
+ */
+static void swr_wire_fault_rnr(struct swr_qp *qp,
+			       const struct swr_wire_path *p,
+			       const struct swr_wire_req_pkt *q)
+{
+	swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
+	if (q->rc)
+		swr_wire_rnr_nak(qp, p, q->rx->psn);
 }
 
 /* A (coalesced) ACK for @psn. */
@@ -188,6 +205,7 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 	const struct swr_opinfo *oi;
 	struct sk_buff *skb;
 	struct swr_aeth *aeth;
+	int err;
 	u8 op;
 
 	if (rd->npkts == 1)
@@ -209,9 +227,11 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 		aeth = (struct swr_aeth *)(skb->data + sizeof(struct swr_bth));
 		aeth->smsn = htonl(rd->msn & SWR_AETH_MSN_MASK);
 	}
-	if (n && swr_mr_copy(mr, va, skb_put(skb, n), n, SWR_COPY_FROM_MR)) {
+	err = n ? swr_mr_copy(mr, va, skb_put(skb, n), n, SWR_COPY_FROM_MR) : 0;
+	if (err) {
 		kfree_skb(skb);
-		return -EACCES;
+		/* -EAGAIN: an ODP page; swr_wire_rd_send() faults it in. */
+		return err == -EAGAIN ? err : -EACCES;
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
 	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
@@ -220,11 +240,16 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 
 /*
  * Send up to @budget responses of @rd (a copy) from rd->next on. The rkey
- * is looked up again for the range they cover. Returns the number sent,
- * or -errno when the memory is no longer reachable through the rkey.
+ * is looked up again for the range they cover. With @can_sleep (the
+ * poller) ODP pages are faulted in first (swr_mr_fault(): in a work item
+ * unless the poller runs in the owner's doorbell call). Returns the number
+ * sent, or -errno when the memory is no longer reachable through the
+ * rkey: -EAGAIN when none was sent because an ODP page is not mapped yet,
+ * -EFAULT when the process cannot map it.
  */
 static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
-			    const struct swr_wire_rd *rd, u32 budget)
+			    const struct swr_wire_rd *rd, u32 budget,
+			    bool can_sleep)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u32 cnt = min(budget, rd->npkts - rd->next), k;
@@ -257,11 +282,18 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
 	}
-	for (k = 0; k < cnt && !err; k++)
+	if (mr && can_sleep)
+		err = swr_mr_fault(mr, va, bytes, false);
+	for (k = 0; k < cnt && !err; k++) {
 		err = swr_wire_read_pkt(qp, p, rd, rd->next + k, mr,
 					va + (u64)k * rd->mtu);
+		if (err)
+			break;
+	}
 	if (mr)
 		swr_mr_put(mr);
+	if (err == -EAGAIN && k)
+		return k;	/* those before it went out */
 	return err ? err : cnt;
 }
 
@@ -276,12 +308,29 @@ static void swr_wire_rd_answer(struct swr_qp *qp, const struct swr_wire_path *p,
 	int n;
 
 	if (rd->npkts - rd->next <= SWR_WIRE_RD_INLINE) {
-		n = swr_wire_rd_send(qp, p, rd, SWR_WIRE_RD_INLINE);
-		rd->next = n < 0 ? rd->npkts : rd->next + n;
-		return;
+		n = swr_wire_rd_send(qp, p, rd, SWR_WIRE_RD_INLINE, false);
+		if (n != -EAGAIN) {
+			rd->next = n < 0 ? rd->npkts : rd->next + n;
+			return;
+		}
+		/* ODP: the poller faults the page in and answers. */
 	}
 	ws->tx_pending = true;
 	swr_poll_kick(swr_qp_dev(qp));
+}
+
+/*
+ * An ODP READ whose pages the process cannot map (swr_odp.c): NAK remote
+ * access error at the response the requester waits for, and the QP goes
+ * to error, as for a bad rkey.
+ */
+static void swr_wire_rd_fail(struct swr_qp *qp, const struct swr_wire_path *p,
+			     const struct swr_wire_rd *rd)
+{
+	swr_qp_count(qp, SWR_CNT_NAK_ACC_SENT);
+	swr_wire_send_ack(qp, p, (rd->psn + rd->next) & SWR_PSN_MASK,
+			  SWR_AETH_NAK_REM_ACC, rd->msn, NULL);
+	swr_qp_set_error(qp, false);
 }
 
 void swr_wire_resp_tx(struct swr_qp *qp)
@@ -316,12 +365,18 @@ void swr_wire_resp_tx(struct swr_qp *qp)
 		snap = *rd;
 		gen = qp->resp_gen;
 		spin_unlock_bh(&qp->resp_lock);
-		n = swr_wire_rd_send(qp, &p, &snap, budget);
+		n = swr_wire_rd_send(qp, &p, &snap, budget, true);
+		if (n == -EFAULT)
+			swr_wire_rd_fail(qp, &p, &snap);
 		spin_lock_bh(&qp->resp_lock);
 		/* A reset or a duplicate moved it meanwhile: theirs now. */
 		if (gen == qp->resp_gen && rd->kind == snap.kind &&
-		    rd->psn == snap.psn && rd->next == snap.next)
+		    rd->psn == snap.psn && rd->next == snap.next &&
+		    n != -EAGAIN)
 			rd->next = n < 0 ? rd->npkts : rd->next + n;
+		/* A work item faults the ODP pages in: the next pass. */
+		if (n == -EAGAIN)
+			break;
 		budget -= n > 0 ? n : 1;
 	}
 	spin_unlock_bh(&qp->resp_lock);
@@ -427,6 +482,9 @@ static int swr_wire_place_recv(struct swr_qp *qp, const u8 *data, u32 len)
 	seg[di].iova -= skip;
 	seg[di].len += skip;
 	swr_segs_put(seg, nr);
+	/* -EAGAIN: an ODP page is being faulted in; -EFAULT: it cannot be. */
+	if (err == -EAGAIN || err == -EFAULT)
+		return err;
 	return err ? -EMSGSIZE : 0;
 }
 
@@ -508,9 +566,9 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	const struct swr_opinfo *oi = rx->op;
 	enum ib_wc_status st = IB_WC_SUCCESS;
 	u32 imm = q->imm;
-
 	const u8 *data = rx->payload;
 	u32 len = rx->paylen;
+	int err;
 
 	if (oi->flags & SWR_OPF_FIRST || !qp->resp.rwqe_valid) {
 		if (!swr_wire_take_recv(qp, p, q)) {
@@ -533,7 +591,13 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return false;
 	}
-	if (swr_wire_place_recv(qp, data, len)) {
+	err = swr_wire_place_recv(qp, data, len);
+	if (err == -EAGAIN) {
+		/* ODP: the receive WQE waits for the retry (swr_odp.c). */
+		swr_wire_fault_rnr(qp, p, q);
+		return false;
+	}
+	if (err) {
 		swr_wire_recv_done(qp, p, IB_WC_LOC_PROT_ERR, SWR_WC_RECV, 0,
 				   0, 0, false);
 		q->nak = SWR_AETH_NAK_REM_OP;
@@ -580,17 +644,20 @@ static u8 swr_wire_write_data(struct swr_qp *qp, const struct swr_rx *rx,
 			   IB_ACCESS_REMOTE_WRITE, &va, rx->paylen);
 	if (IS_ERR(mr))
 		return SWR_AETH_NAK_REM_ACC;
-	if (op == SWR_OP_ATOMIC_WRITE) {
-		if (swr_mr_atomic(mr, va, SWR_ATOMIC_WRITE, 0,
-				  get_unaligned_be64(rx->payload), &orig)) {
-			swr_mr_put(mr);
-			return SWR_AETH_NAK_INV_REQ;
-		}
-	} else {
+	if (op == SWR_OP_ATOMIC_WRITE)
+		err = swr_mr_atomic(mr, va, SWR_ATOMIC_WRITE, 0,
+				    get_unaligned_be64(rx->payload), &orig);
+	else
 		err = swr_mr_copy(mr, va, (void *)rx->payload, rx->paylen,
 				  SWR_COPY_TO_MR);
-	}
+	if (err == -EAGAIN)
+		err = swr_mr_fault_async(mr, va,
+					 min_t(u64, ws->wr_left, SZ_1M), true);
 	swr_mr_put(mr);
+	if (err == -EAGAIN)
+		return SWR_WIRE_FAULT;
+	if (err == -EINVAL)
+		return SWR_AETH_NAK_INV_REQ;	/* a misaligned ATOMIC_WRITE */
 	if (err)
 		return SWR_AETH_NAK_REM_ACC;
 	ws->wr_va += rx->paylen;
@@ -649,6 +716,10 @@ static bool swr_wire_resp_write(struct swr_qp *qp,
 	}
 	if (rx->paylen) {
 		nak = swr_wire_write_data(qp, rx, q->op);
+		if (nak == SWR_WIRE_FAULT) {
+			swr_wire_fault_rnr(qp, p, q);
+			return false;
+		}
 		if (nak) {
 			swr_wire_write_fail(qp, p, q, nak);
 			return false;
@@ -739,9 +810,16 @@ static void swr_wire_resp_atomic(struct swr_qp *qp,
 			    SWR_ATOMIC_CMP_SWAP : SWR_ATOMIC_FETCH_ADD,
 			    be64_to_cpu(atm->comp), be64_to_cpu(atm->swap_add),
 			    &orig);
+	if (err == -EAGAIN)
+		err = swr_mr_fault_async(mr, va, sizeof(u64), true);
 	swr_mr_put(mr);
+	if (err == -EAGAIN) {
+		swr_wire_fault_rnr(qp, p, q);
+		return;
+	}
 	if (err) {
-		q->nak = SWR_AETH_NAK_INV_REQ;
+		q->nak = err == -EFAULT ? SWR_AETH_NAK_REM_ACC :
+					  SWR_AETH_NAK_INV_REQ;
 		return;
 	}
 	ws->msn++;

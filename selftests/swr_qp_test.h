@@ -107,8 +107,10 @@ static inline int swr_find_gid(struct ibv_context *ctx, bool ipv4,
 }
 
 /*
- * One device of a test that may span two (XRC, tag matching): its
- * context, a PD and its IPv4 RoCE v2 GID.
+ * One of two devices of a test that can run across the wire: a context, a
+ * PD and an IPv4 RoCEv2 GID. The device is named by an environment
+ * variable (the test device when unset), so that the test runs on one
+ * device and, from its shell step, between two in two namespaces.
  */
 struct swr_tdev {
 	struct ibv_context *ctx;
@@ -117,7 +119,6 @@ struct swr_tdev {
 	union ibv_gid gid;
 };
 
-/* The device named by the environment variable @var, else the test's. */
 static inline const char *swr_env_dev(const char *var)
 {
 	const char *d = getenv(var);

@@ -160,6 +160,11 @@ pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 
 tap_ok $? "ibv_rc_pingpong -j (device memory), data checked: swroce <-> swroce"
 pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 -t
 tap_ok $? "ibv_rc_pingpong -t (completion timestamps): swroce <-> swroce"
+# on-demand paging: explicit MRs (-o), implicit ones prefetched (-O -P)
+pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 -o -c
+tap_ok $? "ibv_rc_pingpong -o (ODP), data checked: swroce <-> swroce"
+pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 -s 4096 -n 100 -O -P -c
+tap_ok $? "ibv_rc_pingpong -O -P (implicit ODP, prefetched), data checked: swroce <-> swroce"
 wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
 rp swr-b swr-c 10.78.2.1
 tap_ok $? "rping (rdma_cm): swroce <-> swroce across namespaces"

@@ -43,12 +43,12 @@ xsrq() {
 L4=$(v4gid 10.77.0.1)
 wait_gid swroce0 "$L4"
 tap_ok $? "swroce0 has its IPv4 RoCE v2 GID"
-tap_run "same device" "$bin"
+tap_c_test "same device" "$bin"
 xsrq "same device" "" swroce0 "$L4" "" swroce0 "$L4" 10.77.0.1
 
 if ns_pair swr-xa swr-xb xv0 xv1 80.1 80 swrx0 swrx1; then
 	tap_ok 0 "two swroce devices in two namespaces"
-	tap_run "wire" "$bin" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
+	tap_c_test "wire" "$bin" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
 	xsrq "wire" swr-xa swrx0 "$(v4gid 10.80.1.1)" \
 		swr-xb swrx1 "$(v4gid 10.80.1.2)" 10.80.1.1
 	cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }

@@ -9,7 +9,7 @@
 #   tap_skip NAME REASON
 #   tap_bail REASON                   abort the whole script
 #   tap_done                          print the plan; exit 1 on any failure
-#   tap_run WHERE PROG [VAR=VALUE...]  run a TAP program (a kselftest) in
+#   tap_c_test WHERE BIN [VAR=VALUE...] run a TAP program (a kselftest) in
 #                                     that environment: each of its results
 #                                     one of ours, "WHERE: " before the
 #                                     name, its output shown on failure
@@ -58,11 +58,14 @@ tap_bail() {
 	exit 1
 }
 
-tap_run() {
-	local where=$1 prog=$2 log rc line
+# tap_c_test WHERE BIN [VAR=VALUE...]: run the kselftest program BIN with
+# the given environment; each of its results becomes one of ours, prefixed
+# with WHERE, then its exit status (its output as comments on failure).
+tap_c_test() {
+	local where=$1 bin=$2 log rc line
 	shift 2
 	log=$(mktemp)
-	env "$@" timeout 600 "$prog" >"$log" 2>&1
+	env "$@" timeout 600 "$bin" >"$log" 2>&1
 	rc=$?
 	while read -r line; do
 		case $line in
@@ -72,7 +75,7 @@ tap_run() {
 	done < <(grep -E '^(not )?ok [0-9]+ ' "$log")
 	[ $rc -eq 0 ] || sed 's/^/# /' "$log"
 	rm -f "$log"
-	tap_ok $rc "$where: $(basename "$prog") exit status"
+	tap_ok $rc "$where: $(basename "$bin") exit status"
 }
 
 tap_done() {

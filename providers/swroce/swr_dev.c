@@ -11,6 +11,7 @@
 static void swr_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops swr_ctx_ops = {
+	.advise_mr = swr_advise_mr,
 	.alloc_dm = swr_alloc_dm,
 	.alloc_mw = swr_alloc_mw,
 	.alloc_parent_domain = swr_alloc_parent_domain,

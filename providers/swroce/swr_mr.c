@@ -3,6 +3,8 @@
  * Memory regions and memory windows: each verb is one kernel command with
  * no driver-private data, except binding a window (ibv_bind_mw(),
  * IBV_WR_BIND_MW), which is a send queue operation: a WQE in the SQ ring.
+ * On-demand paging MRs (IBV_ACCESS_ON_DEMAND) are registered the same
+ * way; ibv_advise_mr() prefetches their pages (kernel/swr_odp.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,6 +64,13 @@ int swr_dereg_mr(struct verbs_mr *vmr)
 		return err;
 	free(vmr);
 	return 0;
+}
+
+/* The kernel checks the keys, PD, ranges and flags; errno as it says. */
+int swr_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		  uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
 }
 
 struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)

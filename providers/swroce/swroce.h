@@ -431,6 +431,8 @@ struct ibv_mr *swr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int swr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		 void *addr, size_t length, int access);
 int swr_dereg_mr(struct verbs_mr *vmr);
+int swr_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		  uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_mw *swr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int swr_dealloc_mw(struct ibv_mw *mw);
 int swr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
