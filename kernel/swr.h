@@ -71,6 +71,8 @@
 #define SWR_XRC_SRQN_MAX	0xffffff
 /* Tags in a tag matching SRQ's list (a handle's low 16 bits name one). */
 #define SWR_TM_MAX_TAGS		256
+/* tm_caps.max_rndv_hdr_size: a RNDV message's most bytes (as mlx5). */
+#define SWR_TM_MAX_RNDV_HDR	64
 #define SWR_MAX_AH		0x8000
 #define SWR_MAX_RD_ATOM		128		/* per QP, each direction */
 #define SWR_MAX_MCAST_GRP	8192

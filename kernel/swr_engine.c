@@ -269,12 +269,15 @@ void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 	struct swroce_cqe cqe;
 
 	swr_count_status(qp, status);
-	if (status == IB_WC_SUCCESS && !qp->sig_all &&
-	    !(w->hdr.flags & SWROCE_WQE_SIGNALED))
-		return;
-	swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
-		     swr_send_wc_opcode(w->hdr.opcode), byte_len);
-	swr_qp_cq_post(qp, qp->scq, &cqe, false);
+	if (w->origin != SWR_WQE_USER) {
+		/* The device's own (rendezvous): not the send CQ's. */
+		swr_tm_req_done(qp, w, status, byte_len);
+	} else if (status != IB_WC_SUCCESS || qp->sig_all ||
+		   (w->hdr.flags & SWROCE_WQE_SIGNALED)) {
+		swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
+			     swr_send_wc_opcode(w->hdr.opcode), byte_len);
+		swr_qp_cq_post(qp, qp->scq, &cqe, false);
+	}
 	if (status != IB_WC_SUCCESS)
 		swr_qp_set_error(qp, false);
 }
@@ -367,12 +370,11 @@ static void swr_srq_limit_event(struct swr_srq *srq)
 /*
  * Take the next receive WQE of @qp (the responder, resp_lock held) for a
  * request of @opcode: from its SRQ, or its own RQ; at a tag matching SRQ,
- * where the message's first SWROCE_TMH_BYTES (@tmh, NULL for a shorter
- * message) send it (swr_tm_recv()). 0, -ENOENT (none posted) or -EINVAL
- * (bad ring).
+ * where the message's head (@tm, NULL for a message without a TMH) sends
+ * it (swr_tm_recv()). 0, -ENOENT (none posted) or -EINVAL (bad ring).
  */
 int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
-		 const u8 *tmh)
+		 const struct swr_tm_msg *tm)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -401,7 +403,8 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
 	spin_lock_bh(&srq->lock);
 	if (srq->tm)
 		err = swr_tm_recv(sdev, srq, out,
-				  opcode != SWROCE_WR_RDMA_WRITE_WITH_IMM, tmh);
+				  opcode != SWROCE_WR_RDMA_WRITE_WITH_IMM, tm,
+				  qp->ibqp.qp_num);
 	else
 		err = swr_wq_pop(sdev, &srq->wq, out);
 	if (!err)
@@ -691,6 +694,15 @@ static bool swr_wqe_hdr_ok(struct swr_qp *qp, const struct swroce_send_wqe *h)
 	return true;
 }
 
+/* req.wqe, just fetched, starts: its retries are the QP's. */
+static void swr_req_start(struct swr_qp *qp, const struct swr_req_view *v)
+{
+	qp->req.wqe_valid = true;
+	qp->req.wait_until = 0;
+	qp->req.rnr_left = v->rnr_retry;
+	qp->req.retry_left = v->retry_cnt;
+}
+
 /*
  * Copy the next WQE out of the SQ into req.wqe (sq_lock held).
  * 0: req.wqe is valid; -ENOENT: the ring is empty; -EINVAL: the ring or
@@ -716,6 +728,7 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	}
 
 	slot = swr_sq_slot(sq, sq->cons);
+	w->origin = SWR_WQE_USER;
 	memcpy(&w->hdr, slot, sizeof(w->hdr));
 	if (!swr_wqe_hdr_ok(qp, &w->hdr)) {
 		sq->cons++;
@@ -741,13 +754,27 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	/* The WQE was copied: the slot is the producer's again. */
 	smp_store_release(&sq->ring->cons.idx, sq->cons);
 
-	qp->req.wqe_valid = true;
-	qp->req.wait_until = 0;
-	qp->req.rnr_left = v->rnr_retry;
-	qp->req.retry_left = v->retry_cnt;
+	swr_req_start(qp, v);
 	swr_qp_count(qp, SWR_CNT_WQE_CONSUMED);
 	trace_swr_send_wqe(qp, sq->cons - 1, w);
 	return 0;
+}
+
+/*
+ * The next WQE into req.wqe (sq_lock held): a rendezvous step of a tag
+ * matching SRQ (swr_tm.c), which needs no SQ and comes first, else the
+ * SQ's next. As swr_sq_fetch(); -ENOENT also for a QP without an SQ.
+ */
+static int swr_req_fetch(struct swr_qp *qp, const struct swr_req_view *v)
+{
+	if (qp->srq && qp->srq->tm && swr_tm_fetch(qp, &qp->req.wqe)) {
+		swr_req_start(qp, v);
+		return 0;
+	}
+	/* Not a sender: an XRC_TGT QP, or one created without an SQ. */
+	if (!qp->sq.ring)
+		return -ENOENT;
+	return swr_sq_fetch(qp, v);
 }
 
 /* Flush the held WQE, the SQ and the QP's own RQ (sq_lock held). */
@@ -771,9 +798,14 @@ static int swr_flush(struct swr_qp *qp)
 		swr_cqe_init(&cqe, qp->req.wqe.hdr.wr_id, qp->ibqp.qp_num,
 			     IB_WC_WR_FLUSH_ERR,
 			     swr_send_wc_opcode(qp->req.wqe.hdr.opcode), 0);
-		swr_qp_cq_post(qp, qp->scq, &cqe, false);
+		if (qp->req.wqe.origin != SWR_WQE_USER)
+			swr_tm_req_done(qp, &qp->req.wqe, IB_WC_WR_FLUSH_ERR,
+					0);
+		else
+			swr_qp_cq_post(qp, qp->scq, &cqe, false);
 		n++;
 	}
+	n += swr_tm_flush(qp);
 
 	/* Pairs with the producer's release of prod. */
 	prod = sq->ring ? smp_load_acquire(&sq->ring->prod.idx) : sq->cons;
@@ -1202,8 +1234,8 @@ static enum swr_atomic_kind swr_atomic_kind(u8 opcode)
  */
 static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			      const struct swr_send_wqe *w, u64 len,
-			      u32 npkts, const u8 *tmh, struct swr_answer *a,
-			      struct swr_resp_op *op)
+			      u32 npkts, const struct swr_tm_msg *tm,
+			      struct swr_answer *a, struct swr_resp_op *op)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
@@ -1235,7 +1267,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	}
 
 	if (swr_op_needs_recv(opc)) {
-		err = swr_recv_pop(dst, rwqe, opc, tmh);
+		err = swr_recv_pop(dst, rwqe, opc, tm);
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
 			if (rc) {
@@ -1464,6 +1496,11 @@ static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
 	}
 	swr_tm_recv_cqe(rwqe, &cqe);
 	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+	/* A rendezvous goes on after the SEND's completion (op->rndv). */
+	if (rwqe->tm == SWR_TM_RNDV && cqe.status == IB_WC_SUCCESS)
+		op->rndv = true;
+	else if (rwqe->tm == SWR_TM_RNDV)
+		swr_tm_rndv_start(dst, rwqe, false);
 }
 
 /*
@@ -1522,8 +1559,11 @@ static enum swr_verdict swr_xfer_run(struct swr_qp *qp)
 	spin_lock_bh(&dst->resp_lock);
 	swr_respond_finish(qp, dst, &qp->req.wqe, x->len, &x->a, &x->op);
 	spin_unlock_bh(&dst->resp_lock);
-	swr_qp_put(dst);
 	swr_rc_uc_done(qp, x->nl, x->npkts, x->a.status, x->len);
+	/* Only now: the sender sees its SEND complete before the FIN. */
+	if (x->op.rndv)
+		swr_tm_rndv_start(dst, &qp->req.rwqe, true);
+	swr_qp_put(dst);
 	return SWR_DONE;
 }
 
@@ -1678,42 +1718,43 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 }
 
 /*
- * A SEND to a QP on a tag matching SRQ: copy the message's TMH into @tmh
- * (the requester's memory, referenced in req.lseg, or its inline data),
- * before the responder's lock is taken: an ODP page is faulted in first
- * (swr_mr_fault()). 1 with the TMH, 0 when @dst has no such SRQ or the
- * message is too short, -EAGAIN (a fault in a work item: retry) or
- * -EFAULT.
+ * A SEND to a QP on a tag matching SRQ: copy the message's head into @m
+ * (from the requester's memory, referenced in req.lseg, or its inline
+ * data), before the responder's lock is taken: an ODP page is faulted in
+ * first (swr_mr_fault()). 1 with the head, 0 when @dst has no such SRQ or
+ * the message is too short for a TMH, -EAGAIN (a fault in a work item:
+ * retry) or -EFAULT.
  */
 static int swr_local_tmh(struct swr_qp *qp, struct swr_qp *dst,
 			 const struct swr_send_wqe *w, u64 len, u32 nl,
-			 u8 *tmh)
+			 struct swr_tm_msg *m)
 {
 	struct swr_seg *seg = qp->req.lseg;
-	u32 i, n, got = 0;
+	u32 i, n, got;
 	int err;
 
 	if (!dst->srq || !dst->srq->tm || len < SWROCE_TMH_BYTES ||
 	    !swr_op_needs_recv(w->hdr.opcode) ||
 	    w->hdr.opcode == SWROCE_WR_RDMA_WRITE_WITH_IMM)
 		return 0;
+	m->len = len;
+	m->hdr_len = min_t(u64, len, SWR_TM_HDR_BYTES);
 	if (w->hdr.flags & SWROCE_WQE_INLINE) {
-		memcpy(tmh, w->inline_data, SWROCE_TMH_BYTES);
+		memcpy(m->hdr, w->inline_data, m->hdr_len);
 		return 1;
 	}
-	for (i = 0; i < nl && got < SWROCE_TMH_BYTES; i++) {
-		n = min_t(u64, seg[i].len, SWROCE_TMH_BYTES - got);
-		err = swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
+	for (i = 0, got = 0; i < nl && got < m->hdr_len; i++, got += n) {
+		n = min_t(u64, seg[i].len, m->hdr_len - got);
+		err = swr_mr_copy(seg[i].mr, seg[i].iova, m->hdr + got, n,
 				  SWR_COPY_FROM_MR);
 		if (err == -EAGAIN)
 			err = swr_mr_fault(seg[i].mr, seg[i].iova, n, false) ?:
-			      swr_mr_copy(seg[i].mr, seg[i].iova, tmh + got, n,
-					  SWR_COPY_FROM_MR);
+			      swr_mr_copy(seg[i].mr, seg[i].iova, m->hdr + got,
+					  n, SWR_COPY_FROM_MR);
 		if (err)
 			return err == -EAGAIN ? err : -EFAULT;
-		got += n;
 	}
-	return got == SWROCE_TMH_BYTES;
+	return got == m->hdr_len;
 }
 
 /* An XRC_INI QP talks to XRC_TGT QPs; RC and UC to their own kind. */
@@ -1734,7 +1775,7 @@ static bool swr_local_type_ok(const struct swr_qp *qp,
  */
 static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 				    const struct swr_send_wqe *w, u64 len,
-				    u32 npkts, const u8 *tmh,
+				    u32 npkts, const struct swr_tm_msg *tm,
 				    struct swr_answer *a,
 				    struct swr_resp_op *op)
 {
@@ -1746,7 +1787,7 @@ static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 		swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
-	swr_respond_start(qp, dst, w, len, npkts, tmh, a, op);
+	swr_respond_start(qp, dst, w, len, npkts, tm, a, op);
 	op->xsrq = dst->resp.xsrq;
 	dst->resp.xsrq = NULL;
 }
@@ -1758,7 +1799,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	struct swr_send_wqe *w = &qp->req.wqe;
 	bool rc = swr_qp_reliable(qp);
 	u8 op = w->hdr.opcode;
-	u8 tmh[SWROCE_TMH_BYTES];
+	struct swr_tm_msg tmh;
 	struct swr_resp_op rop;
 	struct swr_answer a;
 	struct swr_qp *dst;
@@ -1854,7 +1895,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 	}
 
-	has_tmh = swr_local_tmh(qp, dst, w, len, nl, tmh);
+	has_tmh = swr_local_tmh(qp, dst, w, len, nl, &tmh);
 	if (has_tmh < 0) {
 		swr_segs_put(qp->req.lseg, nl);
 		swr_qp_put(dst);
@@ -1880,7 +1921,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_local_respond_start(qp, dst, w, len, npkts, has_tmh ? tmh : NULL,
+	swr_local_respond_start(qp, dst, w, len, npkts, has_tmh ? &tmh : NULL,
 				&a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
 		/* Data moves unlocked, in turns ("Large messages"). */
@@ -1966,8 +2007,7 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 		*flushed = swr_flush(qp);
 		return SWR_WAIT;
 	}
-	/* Not a sender (XRC_TGT), or not sending now. */
-	if (!qp->sq.ring || (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD))
+	if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
 		return SWR_WAIT;
 
 	if (qp->req.wqe_valid) {
@@ -1980,7 +2020,7 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 		/* SQD starts nothing new (swr_qp_check_drained()). */
 		if (v.state == IB_QPS_SQD)
 			return SWR_WAIT;
-		err = swr_sq_fetch(qp, &v);
+		err = swr_req_fetch(qp, &v);
 		if (err == -ENOENT)
 			return SWR_WAIT;
 		/* Bad: completed in error, and the QP is in error (flush). */
@@ -2036,16 +2076,19 @@ int swr_req_process(struct swr_qp *qp, int budget)
 bool swr_req_has_work(struct swr_qp *qp, u64 now)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	u32 prod;
+	u32 prod, jobs;
 
 	if (swr_wire_has_work(qp, now))
 		return true;
-	/* An XRC_TGT QP: nothing to send, nothing of its own to flush. */
-	if (!qp->sq.ring)
+	/* Rendezvous steps of a tag matching SRQ (swr_tm.c) need no SQ. */
+	jobs = READ_ONCE(qp->tm_njobs);
+	/* No SQ (XRC_TGT, or none made): only its flush or a rendezvous. */
+	if (!qp->sq.ring && !jobs && !READ_ONCE(qp->req.wqe_valid))
 		return READ_ONCE(qp->flush_pending);
-	prod = READ_ONCE(qp->sq.ring->prod.idx);
+	prod = qp->sq.ring ? READ_ONCE(qp->sq.ring->prod.idx) :
+			     READ_ONCE(qp->sq.cons);
 	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
-		if (prod != READ_ONCE(qp->sq.cons) ||
+		if (prod != READ_ONCE(qp->sq.cons) || jobs ||
 		    READ_ONCE(qp->req.wqe_valid) || !swr_wire_idle(qp))
 			return true;
 		return !qp->srq && qp->rq.ring &&
@@ -2057,5 +2100,5 @@ bool swr_req_has_work(struct swr_qp *qp, u64 now)
 
 		return !until || now >= until;
 	}
-	return state == IB_QPS_RTS && prod != READ_ONCE(qp->sq.cons);
+	return state == IB_QPS_RTS && (prod != READ_ONCE(qp->sq.cons) || jobs);
 }

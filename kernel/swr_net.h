@@ -203,11 +203,11 @@ u16 swr_ndev_vlan(const struct net_device *ndev);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
 /*
- * @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event; @tmh:
- * a SEND's first SWROCE_TMH_BYTES for a tag matching SRQ, or NULL.
+ * @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event; @tm:
+ * a SEND's head for a tag matching SRQ, or NULL.
  */
 int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
-		 const u8 *tmh);
+		 const struct swr_tm_msg *tm);
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num);
 void swr_segs_put(struct swr_seg *seg, u32 n);
 int swr_segs_fault(const struct swr_seg *seg, u32 n, bool write);

@@ -476,6 +476,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_prod_lock);
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->poll_node);
+	INIT_LIST_HEAD(&qp->tm_jobs);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	/* swr_sq_init() sets it up again; an XRC_TGT QP has no SQ. */
@@ -523,6 +524,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 	swr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	swr_tm_qp_drop(qp);
 	/* Responses the receive path queued for the requester. */
 	swr_wire_qp_fini(qp);
 	kfree(qp->wire);
@@ -655,6 +657,7 @@ static void swr_qp_reset(struct swr_qp *qp)
 
 	mutex_lock(&qp->sq_lock);
 	swr_req_finish_xfer(qp);
+	swr_tm_qp_drop(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	if (qp->wire) {
 		memset(&qp->wire->req, 0, sizeof(qp->wire->req));

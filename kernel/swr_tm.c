@@ -36,6 +36,29 @@
  * Handles: slot index in the low 16 bits, the slot's generation above, so
  * that a stale handle (the tag was deleted or consumed, and the slot
  * perhaps reused) never names the tag now in the slot.
+ *
+ * Rendezvous (IBV_TMH_RNDV), as mlx5 offloads it: a RNDV message carries,
+ * after its TMH, an RVH naming the sender's buffer (va, rkey, length);
+ * the message itself is at most tm_caps.max_rndv_hdr_size bytes. When it
+ * matches a tag:
+ *  1. its receive completes at once, IBV_WC_TM_RECV with TM_MATCH (tag,
+ *     app_ctx) but not TM_DATA_VALID; nothing of the message is placed;
+ *  2. the receiving QP's requester READs the RVH's range into the tag's
+ *     buffer: a WQE the device makes itself (swr_tm_fetch(),
+ *     SWR_WQE_TM_READ), so the QP needs no SQ of its own (the suite's
+ *     has max_send_wr 0) and the READ goes local or over the wire like
+ *     any other;
+ *  3. the READ's completion is the tag's second one (swr_tm_req_done()):
+ *     IBV_WC_TM_RECV with TM_DATA_VALID only, recv_wr_id, on the SRQ's CQ;
+ *  4. then a FIN, a SEND of a TMH with opcode FIN and the message's tag
+ *     and app_ctx (SWR_WQE_TM_FIN, unsignalled), tells the sender that its
+ *     buffer is free: an ordinary receive there.
+ * The tag's slot stays the rendezvous' (state rndv, owner qpn) from the
+ * match until the FIN is built, so the number of rendezvous in progress
+ * is bounded by max_num_tags and needs no memory of its own. Between the
+ * steps the slot waits on its QP's tm_jobs list. A flush completes a
+ * queued or outstanding READ with IB_WC_WR_FLUSH_ERR; a reset or destroy
+ * of the QP drops its rendezvous silently (swr_tm_qp_drop()).
  */
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
@@ -52,18 +75,35 @@
 
 /*
  * TMH opcodes (enum ibv_tmh_op, rdma-core's tm_types.h): NO_TAG 0, RNDV 1,
- * FIN 2, EAGER 3. Rendezvous is not offloaded (tm_caps.max_rndv_hdr_size
- * 0): RNDV and FIN messages are ordinary receives.
+ * FIN 2, EAGER 3. A FIN is an ordinary receive here (it is for the
+ * sender, whose QP is not on a tag matching SRQ).
  */
 #define SWR_TMH_NO_TAG		0
+#define SWR_TMH_RNDV		1
+#define SWR_TMH_FIN		2
 #define SWR_TMH_EAGER		3
+
+/* The RVH after a RNDV message's TMH (struct ibv_rvh, big-endian). */
+#define SWR_RVH_VA		16
+#define SWR_RVH_RKEY		24
+#define SWR_RVH_LEN		28
 
 #define SWR_TM_HANDLE_IDX	GENMASK(15, 0)
 #define SWR_TM_HANDLE_GEN_SHIFT	16
 
+/* Where a slot is in a rendezvous (swr_tm_tag.rndv). */
+enum swr_tm_rndv {
+	SWR_RNDV_NONE,		/* free, or a listed tag */
+	SWR_RNDV_MATCHED,	/* its RNDV's receive is completing */
+	SWR_RNDV_READ,		/* on the QP's tm_jobs: READ to issue */
+	SWR_RNDV_READING,	/* the READ WQE is the requester's */
+	SWR_RNDV_FIN,		/* on the QP's tm_jobs: FIN to send */
+};
+
 /* One slot of the tag list. */
 struct swr_tm_tag {
-	struct list_head node;	/* in swr_tm.list while listed */
+	/* In swr_tm.list while listed; in a QP's tm_jobs while READ, FIN. */
+	struct list_head node;
 	u64 tag;
 	u64 mask;
 	u64 wr_id;
@@ -71,6 +111,14 @@ struct swr_tm_tag {
 	u32 num_sge;
 	u16 gen;		/* of the handle last returned; 0: never */
 	bool listed;
+	u8 rndv;		/* enum swr_tm_rndv */
+	/* From a matched RNDV message: */
+	u32 qpn;		/* the QP it came to */
+	u32 app_ctx;
+	u64 msg_tag;
+	u64 va;			/* the RVH */
+	u32 rkey;
+	u32 len;
 };
 
 /* An SRQ's tag matching state, under swr_srq.lock. */
@@ -127,39 +175,80 @@ static void swr_tm_unlist(struct swr_tm *tm, struct swr_tm_tag *t)
 	tm->listed--;
 }
 
+static u32 swr_tm_handle(const struct swr_tm *tm, const struct swr_tm_tag *t)
+{
+	return (u32)t->gen << SWR_TM_HANDLE_GEN_SHIFT | (t - tm->tags);
+}
+
+/* Does a RNDV message @m carry a whole RVH, and nothing much beyond? */
+static bool swr_tm_rndv_ok(const struct swr_tm_msg *m)
+{
+	return m->hdr_len >= SWR_TM_HDR_BYTES && m->len >= SWR_TM_HDR_BYTES &&
+	       m->len <= SWR_TM_MAX_RNDV_HDR;
+}
+
+/* Give matched tag @t to the message @m (its TMH's @op) to QP @qpn. */
+static void swr_tm_take(struct swr_tm *tm, struct swr_tm_tag *t,
+			struct swr_recv_wqe *out, const struct swr_tm_msg *m,
+			u8 op, u32 qpn)
+{
+	swr_tm_unlist(tm, t);
+	out->wr_id = t->wr_id;
+	out->num_sge = t->num_sge;
+	out->sge[0] = t->sge;
+	out->tm_tag = get_unaligned_be64(m->hdr + 8);
+	out->tm_app_ctx = get_unaligned_be32(m->hdr + 4);
+	if (op == SWR_TMH_EAGER) {
+		out->tm = SWR_TM_MATCHED;
+		out->tm_skip = SWROCE_TMH_BYTES;
+		return;
+	}
+	/* Rendezvous: nothing of the message lands; the slot stays ours. */
+	out->tm = SWR_TM_RNDV;
+	out->tm_skip = m->len;
+	out->tm_handle = swr_tm_handle(tm, t);
+	t->rndv = SWR_RNDV_MATCHED;
+	t->qpn = qpn;
+	t->msg_tag = out->tm_tag;
+	t->app_ctx = out->tm_app_ctx;
+	t->va = get_unaligned_be64(m->hdr + SWR_RVH_VA);
+	t->rkey = get_unaligned_be32(m->hdr + SWR_RVH_RKEY);
+	t->len = get_unaligned_be32(m->hdr + SWR_RVH_LEN);
+}
+
 /**
  * swr_tm_recv - where a message to a tag matching SRQ goes
  * @sdev: the device
  * @srq: the SRQ (its lock held)
  * @out: the receive it takes: a tag's buffer or an ordinary WQE
  * @send: the message is a SEND (a WRITE with immediate is ordinary)
- * @tmh: its first SWROCE_TMH_BYTES bytes, NULL when it is shorter
+ * @m: its head, NULL when it has none (not its first packet)
+ * @qpn: the QP it came to
+ *
+ * A RNDV message that is malformed (no whole RVH, or longer than
+ * max_rndv_hdr_size) is not matched: it is unexpected, for software to
+ * deal with.
  *
  * Return: 0, or swr_wq_pop()'s -ENOENT (RNR) or -EINVAL (a bad ring).
  */
 int swr_tm_recv(struct swr_dev *sdev, struct swr_srq *srq,
-		struct swr_recv_wqe *out, bool send, const u8 *tmh)
+		struct swr_recv_wqe *out, bool send,
+		const struct swr_tm_msg *m, u32 qpn)
 {
 	struct swr_tm *tm = srq->tm;
-	struct swr_tm_tag *t;
 	u8 kind = SWR_TM_PLAIN;
-	u64 tag = 0;
+	struct swr_tm_tag *t;
+	u8 op = U8_MAX;
 	int err;
 
-	if (send && tmh && tmh[0] == SWR_TMH_NO_TAG)
+	if (send && m && m->hdr_len >= SWROCE_TMH_BYTES)
+		op = m->hdr[0];
+	if (op == SWR_TMH_NO_TAG)
 		kind = SWR_TM_NO_TAG;
-	if (send && tmh && tmh[0] == SWR_TMH_EAGER) {
-		tag = get_unaligned_be64(tmh + 8);
-		t = swr_tm_find(tm, tag);
-		if (t) {
-			swr_tm_unlist(tm, t);
-			out->wr_id = t->wr_id;
-			out->num_sge = t->num_sge;
-			out->sge[0] = t->sge;
-			out->tm = SWR_TM_MATCHED;
-			out->tm_skip = SWROCE_TMH_BYTES;
-			out->tm_tag = tag;
-			out->tm_app_ctx = get_unaligned_be32(tmh + 4);
+	if (op == SWR_TMH_EAGER || op == SWR_TMH_RNDV) {
+		t = swr_tm_find(tm, get_unaligned_be64(m->hdr + 8));
+		if (t && (op == SWR_TMH_EAGER || swr_tm_rndv_ok(m))) {
+			swr_tm_take(tm, t, out, m, op, qpn);
 			return 0;
 		}
 		kind = SWR_TM_UNEXPECTED;
@@ -184,8 +273,14 @@ void swr_tm_recv_cqe(const struct swr_recv_wqe *rwqe, struct swroce_cqe *cqe)
 {
 	switch (rwqe->tm) {
 	case SWR_TM_MATCHED:
+	case SWR_TM_RNDV:
 		cqe->opcode = SWR_WC_TM_RECV;
-		cqe->flags = SWROCE_CQE_TM_MATCH | SWROCE_CQE_TM_DATA_VALID;
+		cqe->flags = SWROCE_CQE_TM_MATCH;
+		/* A rendezvous' data comes with its second completion. */
+		if (rwqe->tm == SWR_TM_MATCHED)
+			cqe->flags |= SWROCE_CQE_TM_DATA_VALID;
+		else
+			cqe->byte_len = 0;
 		cqe->ex_data = rwqe->tm_app_ctx;
 		cqe->src_qp = upper_32_bits(rwqe->tm_tag);
 		cqe->ex_data2 = lower_32_bits(rwqe->tm_tag);
@@ -197,6 +292,233 @@ void swr_tm_recv_cqe(const struct swr_recv_wqe *rwqe, struct swroce_cqe *cqe)
 		cqe->opcode = SWR_WC_TM_NO_TAG;
 		break;
 	}
+}
+
+/* Rendezvous: the receiving QP's READ and FIN ----------------------------- */
+
+/* The slot of @handle if it is @qpn's rendezvous in @state, else NULL. */
+static struct swr_tm_tag *swr_tm_rndv_slot(struct swr_tm *tm, u64 handle,
+					   u32 qpn, u8 state)
+{
+	u32 idx = handle & SWR_TM_HANDLE_IDX;
+	struct swr_tm_tag *t;
+
+	if (idx >= tm->max_tags)
+		return NULL;
+	t = &tm->tags[idx];
+	if (t->gen != (u16)(handle >> SWR_TM_HANDLE_GEN_SHIFT) ||
+	    t->rndv != state || t->qpn != qpn)
+		return NULL;
+	return t;
+}
+
+/* Queue @t's next step on @qp (the SRQ's lock held); @first: ahead. */
+static void swr_tm_queue(struct swr_qp *qp, struct swr_tm_tag *t, u8 state,
+			 bool first)
+{
+	t->rndv = state;
+	if (first)
+		list_add(&t->node, &qp->tm_jobs);
+	else
+		list_add_tail(&t->node, &qp->tm_jobs);
+	WRITE_ONCE(qp->tm_njobs, qp->tm_njobs + 1);
+}
+
+/* A rendezvous' second completion: the READ's @status (srq->lock held). */
+static void swr_tm_rndv_cqe(struct swr_qp *qp, struct swr_tm_tag *t,
+			    enum ib_wc_status status, u32 byte_len)
+{
+	struct swroce_cqe cqe;
+
+	swr_cqe_init(&cqe, t->wr_id, qp->ibqp.qp_num, status, SWR_WC_TM_RECV,
+		     byte_len);
+	if (status == IB_WC_SUCCESS)
+		cqe.flags = SWROCE_CQE_TM_DATA_VALID;
+	swr_recv_complete(qp, &cqe, false);
+}
+
+/**
+ * swr_tm_rndv_start - a RNDV message's first completion was written
+ * @qp: the QP it came to
+ * @rwqe: its receive, SWR_TM_RNDV
+ * @ok: the completion's status is success: READ the sender's buffer; else
+ *	the slot is free again
+ *
+ * Called once the sender's SEND is answered (the wire's ACK sent, the
+ * local requester's completion written), so that the FIN never overtakes
+ * it. A slot that is no longer this rendezvous' (the QP was reset since)
+ * is left alone.
+ */
+void swr_tm_rndv_start(struct swr_qp *qp, const struct swr_recv_wqe *rwqe,
+		       bool ok)
+{
+	struct swr_srq *srq = qp->srq;
+	struct swr_tm_tag *t;
+
+	spin_lock_bh(&srq->lock);
+	t = swr_tm_rndv_slot(srq->tm, rwqe->tm_handle, qp->ibqp.qp_num,
+			     SWR_RNDV_MATCHED);
+	if (t && ok)
+		swr_tm_queue(qp, t, SWR_RNDV_READ, false);
+	else if (t)
+		t->rndv = SWR_RNDV_NONE;
+	spin_unlock_bh(&srq->lock);
+	if (t && ok)
+		swr_poll_kick(swr_qp_dev(qp));
+}
+
+/* @w: READ the RVH's range into the tag's buffer (srq->lock held). */
+static void swr_tm_build_read(struct swr_tm *tm, struct swr_tm_tag *t,
+			      struct swr_send_wqe *w)
+{
+	w->origin = SWR_WQE_TM_READ;
+	w->hdr.wr_id = swr_tm_handle(tm, t);
+	w->hdr.opcode = SWROCE_WR_RDMA_READ;
+	w->hdr.flags = SWROCE_WQE_SIGNALED;
+	w->hdr.rdma.remote_addr = t->va;
+	w->hdr.rdma.rkey = t->rkey;
+	if (t->len) {
+		w->hdr.num_sge = 1;
+		w->sge[0] = t->sge;
+		w->sge[0].length = t->len;
+	}
+	t->rndv = SWR_RNDV_READING;
+}
+
+/* @w: the FIN for @t's sender; the slot is free again (srq->lock held). */
+static void swr_tm_build_fin(struct swr_tm_tag *t, struct swr_send_wqe *w)
+{
+	w->origin = SWR_WQE_TM_FIN;
+	w->hdr.opcode = SWROCE_WR_SEND;
+	w->hdr.flags = SWROCE_WQE_INLINE;
+	w->hdr.inline_len = SWROCE_TMH_BYTES;
+	memset(w->inline_data, 0, SWROCE_TMH_BYTES);
+	w->inline_data[0] = SWR_TMH_FIN;
+	put_unaligned_be32(t->app_ctx, w->inline_data + 4);
+	put_unaligned_be64(t->msg_tag, w->inline_data + 8);
+	t->rndv = SWR_RNDV_NONE;
+}
+
+/**
+ * swr_tm_fetch - the requester's next rendezvous step, ahead of its SQ
+ * @qp: the QP (sq_lock held)
+ * @w: where the step's WQE is built
+ *
+ * A buffer too small for the RVH's length is not READ: its second
+ * completion is IB_WC_LOC_LEN_ERR, and the FIN goes all the same (the
+ * sender's buffer is not needed any more).
+ *
+ * Return: true when @w is a WQE to execute.
+ */
+bool swr_tm_fetch(struct swr_qp *qp, struct swr_send_wqe *w)
+{
+	struct swr_srq *srq = qp->srq;
+	struct swr_tm_tag *t;
+
+	if (!READ_ONCE(qp->tm_njobs))
+		return false;
+	spin_lock_bh(&srq->lock);
+	t = list_first_entry_or_null(&qp->tm_jobs, struct swr_tm_tag, node);
+	if (t) {
+		list_del(&t->node);
+		WRITE_ONCE(qp->tm_njobs, qp->tm_njobs - 1);
+		memset(w, 0, sizeof(*w));
+		if (t->rndv == SWR_RNDV_READ &&
+		    t->len > (t->num_sge ? t->sge.length : 0)) {
+			swr_tm_rndv_cqe(qp, t, IB_WC_LOC_LEN_ERR, 0);
+			t->rndv = SWR_RNDV_FIN;
+		}
+		if (t->rndv == SWR_RNDV_READ)
+			swr_tm_build_read(srq->tm, t, w);
+		else
+			swr_tm_build_fin(t, w);
+	}
+	spin_unlock_bh(&srq->lock);
+	return t;
+}
+
+/**
+ * swr_tm_req_done - a WQE swr_tm_fetch() made has completed
+ * @qp: its QP
+ * @w: the WQE
+ * @status: how
+ * @byte_len: bytes READ
+ *
+ * The READ's completion is the tag's second; the FIN goes next, ahead of
+ * anything else. A FIN's completion is nobody's (the QP still goes to
+ * error when it fails, as for any WQE).
+ */
+void swr_tm_req_done(struct swr_qp *qp, const struct swr_send_wqe *w,
+		     enum ib_wc_status status, u32 byte_len)
+{
+	struct swr_srq *srq = qp->srq;
+	struct swr_tm_tag *t;
+
+	if (w->origin != SWR_WQE_TM_READ)
+		return;
+	spin_lock_bh(&srq->lock);
+	t = swr_tm_rndv_slot(srq->tm, w->hdr.wr_id, qp->ibqp.qp_num,
+			     SWR_RNDV_READING);
+	if (t) {
+		swr_tm_rndv_cqe(qp, t, status, byte_len);
+		if (status == IB_WC_SUCCESS)
+			swr_tm_queue(qp, t, SWR_RNDV_FIN, true);
+		else
+			t->rndv = SWR_RNDV_NONE;
+	}
+	spin_unlock_bh(&srq->lock);
+}
+
+/*
+ * @qp is in error (sq_lock held): the READs it had still to issue complete
+ * flushed, the FINs it had to send are not sent. Return: completions.
+ */
+int swr_tm_flush(struct swr_qp *qp)
+{
+	struct swr_srq *srq = qp->srq;
+	struct swr_tm_tag *t, *next;
+	int n = 0;
+
+	if (!READ_ONCE(qp->tm_njobs))
+		return 0;
+	spin_lock_bh(&srq->lock);
+	list_for_each_entry_safe(t, next, &qp->tm_jobs, node) {
+		list_del(&t->node);
+		if (t->rndv == SWR_RNDV_READ) {
+			swr_tm_rndv_cqe(qp, t, IB_WC_WR_FLUSH_ERR, 0);
+			n++;
+		}
+		t->rndv = SWR_RNDV_NONE;
+	}
+	WRITE_ONCE(qp->tm_njobs, 0);
+	spin_unlock_bh(&srq->lock);
+	return n;
+}
+
+/*
+ * @qp is reset or destroyed (sq_lock held, or no engine left): its
+ * rendezvous, wherever they are, end without a completion, and their
+ * slots are free.
+ */
+void swr_tm_qp_drop(struct swr_qp *qp)
+{
+	struct swr_srq *srq = qp->srq;
+	struct swr_tm_tag *t;
+	u32 i;
+
+	if (!srq || !srq->tm)
+		return;
+	spin_lock_bh(&srq->lock);
+	for (i = 0; i < srq->tm->max_tags; i++) {
+		t = &srq->tm->tags[i];
+		if (!t->rndv || t->qpn != qp->ibqp.qp_num)
+			continue;
+		if (t->rndv == SWR_RNDV_READ || t->rndv == SWR_RNDV_FIN)
+			list_del(&t->node);
+		t->rndv = SWR_RNDV_NONE;
+	}
+	WRITE_ONCE(qp->tm_njobs, 0);
+	spin_unlock_bh(&srq->lock);
 }
 
 /* List operations (SWROCE_METHOD_SRQ_TM_OP) -------------------------------- */
@@ -259,7 +581,7 @@ static struct swr_tm_tag *swr_tm_free_slot(struct swr_tm *tm)
 	if (tm->listed == tm->max_tags)
 		return NULL;
 	for (i = 0; i < tm->max_tags; i++)
-		if (!tm->tags[i].listed)
+		if (!tm->tags[i].listed && !tm->tags[i].rndv)
 			return &tm->tags[i];
 	return NULL;
 }
@@ -277,7 +599,7 @@ static u32 swr_tm_add(struct swr_tm *tm, struct swr_tm_tag *t,
 	t->listed = true;
 	list_add_tail(&t->node, &tm->list);
 	tm->listed++;
-	return (u32)t->gen << SWR_TM_HANDLE_GEN_SHIFT | (t - tm->tags);
+	return swr_tm_handle(tm, t);
 }
 
 /* The listed tag @handle names; ERR_PTR(-EINVAL) or ERR_PTR(-ENOENT). */

@@ -107,11 +107,13 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->timestamp_mask = U64_MAX;
 	attr->max_dm_size = SWR_DM_MAX;
 	/*
-	 * Tag matching SRQs on RC QPs (swr_tm.c): eager messages only, so
-	 * no rendezvous header size; one SGE a tag; ops are done when
-	 * post_srq_ops returns, so max_ops bounds nothing.
+	 * Tag matching SRQs on RC QPs (swr_tm.c): eager and rendezvous
+	 * messages, the latter at most SWR_TM_MAX_RNDV_HDR bytes; one SGE a
+	 * tag; ops are done when post_srq_ops returns, so max_ops bounds
+	 * nothing.
 	 */
 	attr->tm_caps.flags = IB_TM_CAP_RNDV_RC;
+	attr->tm_caps.max_rndv_hdr_size = SWR_TM_MAX_RNDV_HDR;
 	attr->tm_caps.max_num_tags = SWR_TM_MAX_TAGS;
 	attr->tm_caps.max_ops = SWR_TM_MAX_TAGS;
 	attr->tm_caps.max_sge = 1;

@@ -11,8 +11,16 @@
  *  - an unexpected message lands whole (TMH included) in an ordinary
  *    receive, and matching stays held until a SYNC reports it handled;
  *  - NO_TAG goes to an ordinary receive as IBV_WC_TM_NO_TAG; a message
- *    too short for a TMH, or an RNDV one (not offloaded), is an ordinary
- *    IBV_WC_RECV;
+ *    too short for a TMH is an ordinary IBV_WC_RECV;
+ *  - rendezvous: an RNDV message (TMH and RVH) matching a tag completes
+ *    TM_MATCH at once; B then READs the RVH's range of A's buffer into the
+ *    tag's buffer (byte by byte, nothing beyond) and completes it
+ *    TM_DATA_VALID, and A receives a FIN (TMH: opcode FIN, tag, app_ctx)
+ *    after its SEND's completion; B's QP has no SQ of its own (max_send_wr
+ *    0, as rdma-core's test has it). An RNDV message longer than
+ *    max_rndv_hdr_size is unexpected; an RVH longer than the tag's buffer
+ *    completes IBV_WC_LOC_LEN_ERR and still FINs; a bad rkey fails the
+ *    READ (IBV_WC_REM_ACCESS_ERR) and B's QP goes to error;
  *  - max_num_tags: one more is refused (ENOMEM) until one is deleted;
  *  - bad ops, through libswroce and straight to the kernel's method: bad
  *    lkey, another PD's MR, too many SGEs, unknown opcode or flags,
@@ -69,6 +77,7 @@ FIXTURE(tm) {
 	struct ibv_pd *opd;		/* another PD of B, with omr */
 	struct ibv_mr *omr;
 	uint32_t unexp;			/* unexpected messages handled */
+	bool wire;			/* A and B are two devices */
 };
 
 FIXTURE_SETUP(tm)
@@ -86,6 +95,8 @@ FIXTURE_SETUP(tm)
 
 	ASSERT_EQ(0, swr_tdev_open(&self->a, swr_env_dev("SWR_TM_A")));
 	ASSERT_EQ(0, swr_tdev_open(&self->b, swr_env_dev("SWR_TM_B")));
+	self->wire = strcmp(ibv_get_device_name(self->a.ctx->device),
+			    ibv_get_device_name(self->b.ctx->device));
 	ASSERT_EQ(0, ibv_query_device_ex(self->b.ctx, NULL, &da));
 	ASSERT_TRUE(da.tm_caps.flags & IBV_TM_CAP_RC);
 	ASSERT_LE(NTAGS, da.tm_caps.max_num_tags);
@@ -106,6 +117,9 @@ FIXTURE_SETUP(tm)
 	qa.send_cq = self->bscq;
 	qa.recv_cq = ibv_cq_ex_to_cq(self->bcq);
 	qa.srq = self->srq;
+	/* A rendezvous' READ and FIN need no SQ of B's. */
+	qa.cap.max_send_wr = 0;
+	qa.cap.max_send_sge = 0;
 	self->bqp = ibv_create_qp(self->b.pd, &qa);
 	ASSERT_NE(NULL, self->bqp) TH_LOG("QP on a TM SRQ: %s",
 					  strerror(errno));
@@ -262,14 +276,29 @@ static int srq_recv(FIXTURE_DATA(tm) *self, uint64_t wr_id, int slot)
 }
 
 /*
- * A sends @len bytes from the start of its buffer (pattern @seed after a
- * TMH of @op, @app_ctx, @tag, big-endian) and sees its completion. Two
- * SGEs, the TMH split across them, so that the responder has to gather
- * the header.
+ * A's buffer: pattern @seed, and when @len has room for it a TMH of @op,
+ * @app_ctx, @tag (big-endian) first.
  */
-static void tm_send(struct __test_metadata *_metadata, FIXTURE_DATA(tm) *self,
-		    uint8_t op, uint32_t app_ctx, uint64_t tag, uint32_t len,
-		    uint8_t seed)
+static void tm_fill(FIXTURE_DATA(tm) *self, uint8_t op, uint32_t app_ctx,
+		    uint64_t tag, uint32_t len, uint8_t seed)
+{
+	uint32_t be_ctx = htonl(app_ctx);
+	uint64_t be_tag = htobe64(tag);
+
+	swr_fill(self->abuf, BUFSZ, seed);
+	if (len >= 16) {
+		memset(self->abuf, 0, 16);
+		self->abuf[0] = op;
+		memcpy(self->abuf + 4, &be_ctx, 4);
+		memcpy(self->abuf + 8, &be_tag, 8);
+	}
+}
+
+/*
+ * A sends the first @len bytes of its buffer (wr_id 77). Two SGEs, the TMH
+ * split across them, so that the responder has to gather the header.
+ */
+static int tm_post_only(FIXTURE_DATA(tm) *self, uint32_t len)
 {
 	struct ibv_sge sge[2] = {
 		{ .addr = (uintptr_t)self->abuf, .length = len < 10 ? len : 10,
@@ -281,18 +310,25 @@ static void tm_send(struct __test_metadata *_metadata, FIXTURE_DATA(tm) *self,
 		.wr_id = 77, .sg_list = sge, .num_sge = 2,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
-	uint32_t be_ctx = htonl(app_ctx);
-	uint64_t be_tag = htobe64(tag);
 
-	swr_fill(self->abuf, BUFSZ, seed);
-	if (len >= 16) {
-		memset(self->abuf, 0, 16);
-		self->abuf[0] = op;
-		memcpy(self->abuf + 4, &be_ctx, 4);
-		memcpy(self->abuf + 8, &be_tag, 8);
-	}
-	ASSERT_EQ(0, ibv_post_send(self->aqp, &wr, &bad));
+	return ibv_post_send(self->aqp, &wr, &bad);
+}
+
+/* tm_post_only(), and its completion. */
+static void tm_post(struct __test_metadata *_metadata, FIXTURE_DATA(tm) *self,
+		    uint32_t len)
+{
+	ASSERT_EQ(0, tm_post_only(self, len));
 	swr_t_wait_wc(_metadata, self->acq, 77, IBV_WC_SUCCESS, NULL);
+}
+
+/* A sends @len bytes: a TMH, then pattern @seed (tm_fill(), tm_post()). */
+static void tm_send(struct __test_metadata *_metadata, FIXTURE_DATA(tm) *self,
+		    uint8_t op, uint32_t app_ctx, uint64_t tag, uint32_t len,
+		    uint8_t seed)
+{
+	tm_fill(self, op, app_ctx, tag, len, seed);
+	tm_post(_metadata, self, len);
 }
 
 /* B's CQ has nothing more. */
@@ -445,17 +481,194 @@ TEST_F(tm, no_tag_and_short)
 	tm_expect(_metadata, self->bcq, 503, IBV_WC_RECV, 0, &wc);
 	EXPECT_EQ(8, wc.byte_len);
 	EXPECT_EQ(0, memcmp(r + SLOT, self->abuf, 8));
-	/* Rendezvous is not offloaded: an RNDV message is ordinary too. */
-	ASSERT_EQ(0, srq_recv(self, 504, 6));
-	tm_send(_metadata, self, IBV_TMH_RNDV, 2, 0x5, 48, 11);
-	tm_expect(_metadata, self->bcq, 504, IBV_WC_RECV, 0, &wc);
-	EXPECT_EQ(48, wc.byte_len);
-	EXPECT_EQ(0, memcmp(r + 2 * SLOT, self->abuf, 48));
-	/* None touched the tag, nor moved the unexpected count. */
+	/* Neither touched the tag, nor moved the unexpected count. */
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
 	tm_send(_metadata, self, IBV_TMH_EAGER, 0, 0x5, 64, 10);
 	tm_expect(_metadata, self->bcq, 501, IBV_WC_TM_RECV,
 		  IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID, NULL);
+}
+
+/* Rendezvous ------------------------------------------------------------ */
+
+#define RNDV_SRC	4096		/* what B READs: A's buffer from here */
+#define FIN_AT		(48 * 1024)	/* A's receives (FINs), 64 bytes each */
+
+/* After the TMH tm_fill() wrote: an RVH for @rlen bytes at RNDV_SRC. */
+static void tm_rvh(FIXTURE_DATA(tm) *self, uint32_t rkey, uint32_t rlen)
+{
+	uint64_t va = htobe64((uintptr_t)self->abuf + RNDV_SRC);
+	uint32_t be_rkey = htonl(rkey), be_len = htonl(rlen);
+
+	memcpy(self->abuf + 16, &va, 8);
+	memcpy(self->abuf + 24, &be_rkey, 4);
+	memcpy(self->abuf + 28, &be_len, 4);
+}
+
+/* A's receive number @i, for a FIN. */
+static int a_recv(FIXTURE_DATA(tm) *self, uint64_t wr_id, int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)self->abuf + FIN_AT + 64 * i, .length = 64,
+		.lkey = self->amr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(self->aqp, &wr, &bad);
+}
+
+/*
+ * A's two completions of a rendezvous: its SEND's (wr_id 77) and its
+ * receive @fin_id's (number @i), a FIN for @tag and @app_ctx. On one
+ * device the SEND's comes first, as on mlx5 and as rdma-core's
+ * test_tm_rndv polls them. Across the wire A's requester takes the ACK in
+ * its poller while its responder takes the FIN in softirq, so the two may
+ * come either way round (IBTA orders no send queue's completions against
+ * a receive queue's); B sends the FIN only after the ACK.
+ */
+static void tm_expect_send_fin(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(tm) *self, uint64_t fin_id, int i,
+			       uint64_t tag, uint32_t app_ctx)
+{
+	const uint8_t *fin = self->abuf + FIN_AT + 64 * i;
+	uint64_t be_tag = htobe64(tag);
+	uint32_t be_ctx = htonl(app_ctx);
+	struct ibv_wc wc[2], *snd, *f;
+
+	ASSERT_EQ(1, swr_wait(self->acq, &wc[0]));
+	ASSERT_EQ(1, swr_wait(self->acq, &wc[1]));
+	if (!self->wire)
+		EXPECT_EQ(77, wc[0].wr_id);
+	snd = wc[0].wr_id == 77 ? &wc[0] : &wc[1];
+	f = snd == &wc[0] ? &wc[1] : &wc[0];
+	EXPECT_EQ(77, snd->wr_id);
+	EXPECT_EQ(IBV_WC_SUCCESS, snd->status);
+	EXPECT_EQ(fin_id, f->wr_id);
+	ASSERT_EQ(IBV_WC_SUCCESS, f->status);
+	EXPECT_EQ(IBV_WC_RECV, f->opcode);
+	EXPECT_EQ(16, f->byte_len);
+	EXPECT_EQ(IBV_TMH_FIN, fin[0]);
+	EXPECT_EQ(-1, swr_check_byte(fin + 1, 3, 0));
+	EXPECT_EQ(0, memcmp(fin + 4, &be_ctx, 4));
+	EXPECT_EQ(0, memcmp(fin + 8, &be_tag, 8));
+}
+
+TEST_F(tm, rndv)
+{
+	struct ibv_device_attr_ex da;
+	struct ibv_wc none;
+	struct tm_wc wc;
+	int i;
+
+	ASSERT_EQ(0, ibv_query_device_ex(self->b.ctx, NULL, &da));
+	ASSERT_EQ(64, da.tm_caps.max_rndv_hdr_size);
+	for (i = 0; i < 2; i++) {
+		/* A 3-packet READ, then one that fills the buffer exactly. */
+		uint32_t rlen = i ? SLOT : MSG, ctx = 0xbeef00 + i;
+		uint64_t tag = 0x6a1 + i;	/* matches 0x600/~0xff */
+
+		ASSERT_EQ(0, tm_add_slot(self, 601 + i, 0x600, ~0xffULL, 2 + i,
+					 NULL));
+		ASSERT_EQ(0, a_recv(self, 700 + i, i));
+		tm_fill(self, IBV_TMH_RNDV, ctx, tag, 64, 20 + i);
+		tm_rvh(self, self->amr->rkey, rlen);
+		ASSERT_EQ(0, tm_post_only(self, 64));
+		tm_expect(_metadata, self->bcq, 601 + i, IBV_WC_TM_RECV,
+			  IBV_WC_TM_MATCH, &wc);
+		EXPECT_EQ(tag, wc.tm.tag);
+		EXPECT_EQ(ctx, wc.tm.priv);
+		tm_expect(_metadata, self->bcq, 601 + i, IBV_WC_TM_RECV,
+			  IBV_WC_TM_DATA_VALID, &wc);
+		EXPECT_EQ(rlen, wc.byte_len);
+		EXPECT_EQ(0, wc.tm.tag);
+		EXPECT_EQ(0, memcmp(self->bbuf + (2 + i) * SLOT,
+				    self->abuf + RNDV_SRC, rlen));
+		tm_expect_send_fin(_metadata, self, 700 + i, i, tag, ctx);
+	}
+	/* Nothing beyond the READs; nothing of the RNDV messages placed. */
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf, 2 * SLOT, CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf + 2 * SLOT + MSG, SLOT - MSG,
+				     CANARY));
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf + 4 * SLOT, BUFSZ - 4 * SLOT,
+				     CANARY));
+	tm_expect_none(_metadata, self->bcq);
+	/* The device's own READs and FINs complete on no CQ of B's. */
+	EXPECT_EQ(0, ibv_poll_cq(self->bscq, 1, &none));
+	EXPECT_EQ(IBV_QPS_RTS, swr_qp_state(self->bqp));
+}
+
+TEST_F(tm, rndv_malformed)
+{
+	uint8_t *r = self->bbuf + 4 * SLOT;
+	struct tm_wc wc;
+	uint32_t h;
+
+	ASSERT_EQ(0, tm_add_slot(self, 611, 0x61, ~0ULL, 0, &h));
+	ASSERT_EQ(0, srq_recv(self, 612, 4));
+	/* Longer than max_rndv_hdr_size: unexpected, whole in a receive. */
+	tm_fill(self, IBV_TMH_RNDV, 1, 0x61, 65, 30);
+	tm_rvh(self, self->amr->rkey, 100);
+	tm_post(_metadata, self, 65);
+	tm_expect(_metadata, self->bcq, 612, IBV_WC_TM_RECV, 0, &wc);
+	EXPECT_EQ(65, wc.byte_len);
+	EXPECT_EQ(0, memcmp(r, self->abuf, 65));
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
+	ASSERT_EQ(0, tm_simple_op(self->srq, IBV_WR_TAG_SYNC, 13,
+				  IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC, 0, 1));
+	tm_expect(_metadata, self->bcq, 13, IBV_WC_TM_SYNC, 0, NULL);
+
+	/* An RVH beyond the tag's buffer: no READ, an error, the FIN. */
+	ASSERT_EQ(0, a_recv(self, 710, 0));
+	tm_fill(self, IBV_TMH_RNDV, 2, 0x61, 32, 31);
+	tm_rvh(self, self->amr->rkey, SLOT + 1);
+	ASSERT_EQ(0, tm_post_only(self, 32));
+	tm_expect(_metadata, self->bcq, 611, IBV_WC_TM_RECV, IBV_WC_TM_MATCH,
+		  NULL);
+	ASSERT_EQ(1, tm_poll(self->bcq, &wc, SWR_CQ_TIMEOUT_MS));
+	EXPECT_EQ(611, wc.wr_id);
+	EXPECT_EQ(IBV_WC_LOC_LEN_ERR, wc.status);
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
+	tm_expect_send_fin(_metadata, self, 710, 0, 0x61, 2);
+	/* The tag was consumed. */
+	EXPECT_EQ(ENOENT, tm_simple_op(self->srq, IBV_WR_TAG_DEL, 0, 0, h, 0));
+	tm_expect_none(_metadata, self->bcq);
+}
+
+TEST_F(tm, rndv_bad_rkey)
+{
+	struct ibv_mr *gone;
+	struct ibv_wc awc;
+	uint32_t rkey;
+	struct tm_wc wc;
+
+	/* The key of a registration that is no more (keys are cyclic). */
+	gone = ibv_reg_mr(self->a.pd, self->abuf, 4096, SWR_ALL_ACCESS);
+	ASSERT_NE(NULL, gone);
+	rkey = gone->rkey;
+	ASSERT_EQ(0, ibv_dereg_mr(gone));
+
+	ASSERT_EQ(0, tm_add_slot(self, 621, 0x62, ~0ULL, 0, NULL));
+	tm_fill(self, IBV_TMH_RNDV, 3, 0x62, 32, 40);
+	tm_rvh(self, rkey, MSG);
+	ASSERT_EQ(0, tm_post_only(self, 32));
+	tm_expect(_metadata, self->bcq, 621, IBV_WC_TM_RECV, IBV_WC_TM_MATCH,
+		  NULL);
+	ASSERT_EQ(1, tm_poll(self->bcq, &wc, SWR_CQ_TIMEOUT_MS));
+	EXPECT_EQ(621, wc.wr_id);
+	EXPECT_EQ(IBV_WC_REM_ACCESS_ERR, wc.status);
+	EXPECT_EQ(-1, swr_check_byte(self->bbuf, SLOT, CANARY));
+	/* A failed READ is a failed WQE: B's QP is in error. */
+	EXPECT_EQ(IBV_QPS_ERR, swr_qp_wait_state(self->bqp, IBV_QPS_ERR,
+						 SWR_CQ_TIMEOUT_MS));
+	/*
+	 * A's responder moved its QP to error too (a bad rkey). Across the
+	 * wire the ACK of the SEND may still wait for A's poller then, and
+	 * the SEND is flushed (see tm_expect_send_fin()).
+	 */
+	ASSERT_EQ(1, swr_wait(self->acq, &awc));
+	EXPECT_EQ(77, awc.wr_id);
+	if (!self->wire || awc.status != IBV_WC_WR_FLUSH_ERR)
+		EXPECT_EQ(IBV_WC_SUCCESS, awc.status);
 }
 
 TEST_F(tm, max_num_tags)
