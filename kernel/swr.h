@@ -20,7 +20,8 @@
  *                              allocation, swr_poller.lock and swr_cq.lock)
  *
  * Spinlocks (innermost, never held across a sleep):
- *   swr_srq.lock               (one SRQ's consumer side and limit)
+ *   swr_srq.lock               (one SRQ's consumer side and limit, its
+ *                              tag list and counters, swr_tm.c)
  *   swr_rwq.lock               (one receive WQ's consumer side and state,
  *                              swr_rss.h)
  *   swr_cq.lock                (one CQ's producer side and resize)
@@ -68,6 +69,10 @@
 #define SWR_MAX_XRCD		0x10000
 /* XRC SRQ numbers: the 24 bits of an XRCETH, 0 never used. */
 #define SWR_XRC_SRQN_MAX	0xffffff
+/* Tags in a tag matching SRQ's list (a handle's low 16 bits name one). */
+#define SWR_TM_MAX_TAGS		256
+/* tm_caps.max_rndv_hdr_size: a RNDV message's most bytes (as mlx5). */
+#define SWR_TM_MAX_RNDV_HDR	64
 #define SWR_MAX_AH		0x8000
 #define SWR_MAX_RD_ATOM		128		/* per QP, each direction */
 #define SWR_MAX_MCAST_GRP	8192
@@ -324,7 +329,7 @@ struct swr_wq {
 
 struct swr_srq {
 	struct ib_srq ibsrq;
-	/* Protects the consumer side of wq and limit. */
+	/* Protects the consumer side of wq, limit, and tm's list. */
 	spinlock_t lock;
 	struct swr_wq wq;
 	u32 limit;		/* armed limit; 0 when not armed */
@@ -343,6 +348,8 @@ struct swr_srq {
 	u32 srqn;
 	refcount_t ref;
 	struct completion released;
+	/* IB_SRQT_TM: the tag list and counters (swr_tm.c); else NULL */
+	struct swr_tm *tm;
 };
 
 /* An XRC domain: the core shares it between processes (by inode). */
@@ -501,6 +508,10 @@ int swr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int swr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int swr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* swr_tm.c: tag matching SRQs (ib_srq_init_attr.ext.tag_matching) */
+int swr_tm_init(struct swr_srq *srq, const struct ib_srq_init_attr *init);
+void swr_tm_fini(struct swr_srq *srq);
 
 /* swr_xrc.c: XRC domains and the numbers of XRC SRQs */
 int swr_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);

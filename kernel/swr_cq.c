@@ -402,12 +402,12 @@ static void swr_cqe_to_ib_wc(const struct swroce_cqe *cqe, struct ib_wc *wc)
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	if (cqe->flags & SWROCE_CQE_GRH) {
-		/* The engine put the network type in reserved_0. */
+		/* The engine put the network type in ex_data2. */
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-		wc->network_hdr_type = cqe->reserved_0 & SWR_KCQE_NET_MASK;
-		if (cqe->reserved_0 & SWR_KCQE_VLAN_VALID) {
+		wc->network_hdr_type = cqe->ex_data2 & SWR_KCQE_NET_MASK;
+		if (cqe->ex_data2 & SWR_KCQE_VLAN_VALID) {
 			wc->wc_flags |= IB_WC_WITH_VLAN;
-			wc->vlan_id = cqe->reserved_0 >> SWR_KCQE_VLAN_SHIFT;
+			wc->vlan_id = cqe->ex_data2 >> SWR_KCQE_VLAN_SHIFT;
 		}
 	}
 }

@@ -196,9 +196,9 @@ void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
 					      SWR_WC_SL_L3_IPV6);
 	if (!kernel_cq)
 		return;
-	cqe->reserved_0 = net & SWR_KCQE_NET_MASK;
+	cqe->ex_data2 = net & SWR_KCQE_NET_MASK;
 	if (vlan < VLAN_N_VID)
-		cqe->reserved_0 |= SWR_KCQE_VLAN_VALID |
+		cqe->ex_data2 |= SWR_KCQE_VLAN_VALID |
 				   (u32)vlan << SWR_KCQE_VLAN_SHIFT;
 }
 
@@ -269,12 +269,15 @@ void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 	struct swroce_cqe cqe;
 
 	swr_count_status(qp, status);
-	if (status == IB_WC_SUCCESS && !qp->sig_all &&
-	    !(w->hdr.flags & SWROCE_WQE_SIGNALED))
-		return;
-	swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
-		     swr_send_wc_opcode(w->hdr.opcode), byte_len);
-	swr_qp_cq_post(qp, qp->scq, &cqe, false);
+	if (w->origin != SWR_WQE_USER) {
+		/* The device's own (rendezvous): not the send CQ's. */
+		swr_tm_req_done(qp, w, status, byte_len);
+	} else if (status != IB_WC_SUCCESS || qp->sig_all ||
+		   (w->hdr.flags & SWROCE_WQE_SIGNALED)) {
+		swr_cqe_init(&cqe, w->hdr.wr_id, qp->ibqp.qp_num, status,
+			     swr_send_wc_opcode(w->hdr.opcode), byte_len);
+		swr_qp_cq_post(qp, qp->scq, &cqe, false);
+	}
 	if (status != IB_WC_SUCCESS)
 		swr_qp_set_error(qp, false);
 }
@@ -366,10 +369,12 @@ static void swr_srq_limit_event(struct swr_srq *srq)
 
 /*
  * Take the next receive WQE of @qp (the responder, resp_lock held) for a
- * request of @opcode: from its SRQ, or its own RQ. 0, -ENOENT (none
- * posted) or -EINVAL (bad ring).
+ * request of @opcode: from its SRQ, or its own RQ; at a tag matching SRQ,
+ * where the message's head (@tm, NULL for a message without a TMH) sends
+ * it (swr_tm_recv()). 0, -ENOENT (none posted) or -EINVAL (bad ring).
  */
-int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
+		 const struct swr_tm_msg *tm)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_srq *srq = qp->srq;
@@ -383,6 +388,8 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 		if (!srq)
 			return -EINVAL;
 	}
+	out->tm = SWR_TM_PLAIN;
+	out->tm_skip = 0;
 	if (!srq) {
 		if (!qp->rq.ring)
 			return -ENOENT;
@@ -394,7 +401,12 @@ int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode)
 	}
 
 	spin_lock_bh(&srq->lock);
-	err = swr_wq_pop(sdev, &srq->wq, out);
+	if (srq->tm)
+		err = swr_tm_recv(sdev, srq, out,
+				  opcode != SWROCE_WR_RDMA_WRITE_WITH_IMM, tm,
+				  qp->ibqp.qp_num);
+	else
+		err = swr_wq_pop(sdev, &srq->wq, out);
 	if (!err)
 		trace_swr_recv_wqe(qp, true, srq->wq.cons - 1, out, opcode);
 	if (!err && srq->limit) {
@@ -551,27 +563,28 @@ static int swr_copy_chunk_at(const struct swr_seg *d, u64 doff,
 
 /*
  * Copy @len bytes into the segments @dst from the segments @src, or from
- * the kernel buffer @kbuf when @src is NULL, starting at byte @off of
- * both. The segments hold at least @off + @len bytes and are ranges their
- * MRs were checked for. The copy goes in chunks of at most SWR_COPY_CHUNK
- * bytes; with @resched (no spinlock held) the CPU is offered to others
- * between them, and ODP pages that are not mapped are faulted in, by the
- * MR's owner itself, else by a work item while the copy fails with
- * -EAGAIN (swr_mr_fault()); without @resched always the latter
- * (swr_copy_fault()).
+ * the kernel buffer @kbuf when @src is NULL, starting at byte @doff of
+ * the destination and @soff of the source. The segments hold at least
+ * that many bytes more and are ranges their MRs were checked for. The
+ * copy goes in chunks of at most SWR_COPY_CHUNK bytes; with @resched (no
+ * spinlock held) the CPU is offered to others between them, and ODP pages
+ * that are not mapped are faulted in, by the MR's owner itself, else by a
+ * work item while the copy fails with -EAGAIN (swr_mr_fault()); without
+ * @resched always the latter (swr_copy_fault()).
  */
 static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
-		       u32 ns, const u8 *kbuf, u64 off, u64 len, bool resched)
+		       u32 ns, const u8 *kbuf, u64 doff, u64 soff, u64 len,
+		       bool resched)
 {
-	u64 doff, soff = 0, n;
 	u32 di, si = 0;
 	int err, tries = 0;
+	u64 n;
 
-	swr_segs_seek(dst, nd, off, &di, &doff);
+	swr_segs_seek(dst, nd, doff, &di, &doff);
 	if (src)
-		swr_segs_seek(src, ns, off, &si, &soff);
+		swr_segs_seek(src, ns, soff, &si, &soff);
 	else
-		kbuf += off;
+		kbuf += soff;
 	while (len) {
 		if (di == nd || (src && si == ns))
 			return -ERANGE;
@@ -616,7 +629,7 @@ static int swr_copy_at(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 int swr_copy(struct swr_seg *dst, u32 nd, const struct swr_seg *src,
 	     u32 ns, const u8 *kbuf, u64 len, bool resched)
 {
-	return swr_copy_at(dst, nd, src, ns, kbuf, 0, len, resched);
+	return swr_copy_at(dst, nd, src, ns, kbuf, 0, 0, len, resched);
 }
 
 /* The SQ: fetching and flushing -------------------------------------------- */
@@ -681,6 +694,15 @@ static bool swr_wqe_hdr_ok(struct swr_qp *qp, const struct swroce_send_wqe *h)
 	return true;
 }
 
+/* req.wqe, just fetched, starts: its retries are the QP's. */
+static void swr_req_start(struct swr_qp *qp, const struct swr_req_view *v)
+{
+	qp->req.wqe_valid = true;
+	qp->req.wait_until = 0;
+	qp->req.rnr_left = v->rnr_retry;
+	qp->req.retry_left = v->retry_cnt;
+}
+
 /*
  * Copy the next WQE out of the SQ into req.wqe (sq_lock held).
  * 0: req.wqe is valid; -ENOENT: the ring is empty; -EINVAL: the ring or
@@ -706,6 +728,7 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	}
 
 	slot = swr_sq_slot(sq, sq->cons);
+	w->origin = SWR_WQE_USER;
 	memcpy(&w->hdr, slot, sizeof(w->hdr));
 	if (!swr_wqe_hdr_ok(qp, &w->hdr)) {
 		sq->cons++;
@@ -731,13 +754,27 @@ static int swr_sq_fetch(struct swr_qp *qp, const struct swr_req_view *v)
 	/* The WQE was copied: the slot is the producer's again. */
 	smp_store_release(&sq->ring->cons.idx, sq->cons);
 
-	qp->req.wqe_valid = true;
-	qp->req.wait_until = 0;
-	qp->req.rnr_left = v->rnr_retry;
-	qp->req.retry_left = v->retry_cnt;
+	swr_req_start(qp, v);
 	swr_qp_count(qp, SWR_CNT_WQE_CONSUMED);
 	trace_swr_send_wqe(qp, sq->cons - 1, w);
 	return 0;
+}
+
+/*
+ * The next WQE into req.wqe (sq_lock held): a rendezvous step of a tag
+ * matching SRQ (swr_tm.c), which needs no SQ and comes first, else the
+ * SQ's next. As swr_sq_fetch(); -ENOENT also for a QP without an SQ.
+ */
+static int swr_req_fetch(struct swr_qp *qp, const struct swr_req_view *v)
+{
+	if (qp->srq && qp->srq->tm && swr_tm_fetch(qp, &qp->req.wqe)) {
+		swr_req_start(qp, v);
+		return 0;
+	}
+	/* Not a sender: an XRC_TGT QP, or one created without an SQ. */
+	if (!qp->sq.ring)
+		return -ENOENT;
+	return swr_sq_fetch(qp, v);
 }
 
 /* Flush the held WQE, the SQ and the QP's own RQ (sq_lock held). */
@@ -761,9 +798,14 @@ static int swr_flush(struct swr_qp *qp)
 		swr_cqe_init(&cqe, qp->req.wqe.hdr.wr_id, qp->ibqp.qp_num,
 			     IB_WC_WR_FLUSH_ERR,
 			     swr_send_wc_opcode(qp->req.wqe.hdr.opcode), 0);
-		swr_qp_cq_post(qp, qp->scq, &cqe, false);
+		if (qp->req.wqe.origin != SWR_WQE_USER)
+			swr_tm_req_done(qp, &qp->req.wqe, IB_WC_WR_FLUSH_ERR,
+					0);
+		else
+			swr_qp_cq_post(qp, qp->scq, &cqe, false);
 		n++;
 	}
+	n += swr_tm_flush(qp);
 
 	/* Pairs with the producer's release of prod. */
 	prod = sq->ring ? smp_load_acquire(&sq->ring->prod.idx) : sq->cons;
@@ -980,7 +1022,7 @@ static void swr_ud_deliver(struct swr_qp *qp, struct swr_qp *dst,
 			  dst->ibqp.qp_num, rv.state, qkey);
 		goto out_unlock;
 	}
-	err = swr_recv_pop(dst, rwqe, w->hdr.opcode);
+	err = swr_recv_pop(dst, rwqe, w->hdr.opcode, NULL);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(dst, true);
@@ -1192,8 +1234,8 @@ static enum swr_atomic_kind swr_atomic_kind(u8 opcode)
  */
 static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 			      const struct swr_send_wqe *w, u64 len,
-			      u32 npkts, struct swr_answer *a,
-			      struct swr_resp_op *op)
+			      u32 npkts, const struct swr_tm_msg *tm,
+			      struct swr_answer *a, struct swr_resp_op *op)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_recv_wqe *rwqe = &qp->req.rwqe;
@@ -1225,7 +1267,7 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	}
 
 	if (swr_op_needs_recv(opc)) {
-		err = swr_recv_pop(dst, rwqe, opc);
+		err = swr_recv_pop(dst, rwqe, opc, tm);
 		if (err == -ENOENT) {
 			/* UC: the message is dropped. */
 			if (rc) {
@@ -1254,13 +1296,15 @@ static void swr_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 	case SWROCE_WR_SEND:
 	case SWROCE_WR_SEND_WITH_IMM:
 	case SWROCE_WR_SEND_WITH_INV:
-		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len) {
+		op->skip = rwqe->tm_skip;
+		if (swr_sge_total(rwqe->sge, rwqe->num_sge) < len - op->skip) {
 			op->rstatus = IB_WC_LOC_LEN_ERR;
 			a->status = IB_WC_REM_INV_REQ_ERR;
 			break;
 		}
-		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge, len,
-				   IB_ACCESS_LOCAL_WRITE, rseg, &op->nr);
+		err = swr_segs_get(dst, rwqe->sge, rwqe->num_sge,
+				   len - op->skip, IB_ACCESS_LOCAL_WRITE, rseg,
+				   &op->nr);
 		if (err) {
 			op->rstatus = IB_WC_LOC_PROT_ERR;
 			a->status = IB_WC_REM_OP_ERR;
@@ -1360,18 +1404,26 @@ static int swr_respond_copy(struct swr_qp *qp, const struct swr_send_wqe *w,
 			    struct swr_resp_op *op)
 {
 	struct swr_seg *rseg = qp->req.rseg;
+	u64 end = off + len;
 	int err = 0;
 
+	/* A matched tag's buffer: the message's TMH is not placed. */
+	if (op->xfer == SWR_XFER_IN && op->skip) {
+		off = max_t(u64, off, op->skip);
+		if (end <= off)
+			return 0;
+		len = end - off;
+	}
 	if (op->xfer == SWR_XFER_IN && (w->hdr.flags & SWROCE_WQE_INLINE))
-		err = swr_copy_at(rseg, op->nr, NULL, 0, w->inline_data, off,
-				  len, true);
+		err = swr_copy_at(rseg, op->nr, NULL, 0, w->inline_data,
+				  off - op->skip, off, len, true);
 	else if (op->xfer == SWR_XFER_IN)
-		err = swr_copy_at(rseg, op->nr, qp->req.lseg, nl, NULL, off,
-				  len, true);
+		err = swr_copy_at(rseg, op->nr, qp->req.lseg, nl, NULL,
+				  off - op->skip, off, len, true);
 	else if (op->xfer == SWR_XFER_OUT)
 		/* The requester's SGEs are the destination here. */
 		err = swr_copy_at(qp->req.lseg, nl, rseg, op->nr, NULL, off,
-				  len, true);
+				  off, len, true);
 	/* -EAGAIN: ODP pages being faulted in; this part again later. */
 	if (err && err != -EAGAIN) {
 		op->rstatus = op->copy_rstatus;
@@ -1432,7 +1484,7 @@ static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
 			     SWR_WC_RECV_RDMA_WITH_IMM, len);
 	else
 		swr_cqe_init(&cqe, rwqe->wr_id, dst->ibqp.qp_num, op->rstatus,
-			     SWR_WC_RECV, len);
+			     SWR_WC_RECV, len - op->skip);
 	cqe.src_qp = qp->ibqp.qp_num;
 	if (opc == SWROCE_WR_SEND_WITH_IMM ||
 	    opc == SWROCE_WR_RDMA_WRITE_WITH_IMM) {
@@ -1442,7 +1494,13 @@ static void swr_respond_complete(struct swr_qp *qp, struct swr_qp *dst,
 		cqe.flags = SWROCE_CQE_WITH_INV;
 		cqe.ex_data = w->hdr.ex;
 	}
+	swr_tm_recv_cqe(rwqe, &cqe);
 	swr_recv_complete(dst, &cqe, w->hdr.flags & SWROCE_WQE_SOLICITED);
+	/* A rendezvous goes on after the SEND's completion (op->rndv). */
+	if (rwqe->tm == SWR_TM_RNDV && cqe.status == IB_WC_SUCCESS)
+		op->rndv = true;
+	else if (rwqe->tm == SWR_TM_RNDV)
+		swr_tm_rndv_start(dst, rwqe, false);
 }
 
 /*
@@ -1501,8 +1559,11 @@ static enum swr_verdict swr_xfer_run(struct swr_qp *qp)
 	spin_lock_bh(&dst->resp_lock);
 	swr_respond_finish(qp, dst, &qp->req.wqe, x->len, &x->a, &x->op);
 	spin_unlock_bh(&dst->resp_lock);
-	swr_qp_put(dst);
 	swr_rc_uc_done(qp, x->nl, x->npkts, x->a.status, x->len);
+	/* Only now: the sender sees its SEND complete before the FIN. */
+	if (x->op.rndv)
+		swr_tm_rndv_start(dst, &qp->req.rwqe, true);
+	swr_qp_put(dst);
 	return SWR_DONE;
 }
 
@@ -1656,6 +1717,46 @@ static bool swr_local_accept(struct swr_qp *qp, struct swr_qp *dst,
 	return true;
 }
 
+/*
+ * A SEND to a QP on a tag matching SRQ: copy the message's head into @m
+ * (from the requester's memory, referenced in req.lseg, or its inline
+ * data), before the responder's lock is taken: an ODP page is faulted in
+ * first (swr_mr_fault()). 1 with the head, 0 when @dst has no such SRQ or
+ * the message is too short for a TMH, -EAGAIN (a fault in a work item:
+ * retry) or -EFAULT.
+ */
+static int swr_local_tmh(struct swr_qp *qp, struct swr_qp *dst,
+			 const struct swr_send_wqe *w, u64 len, u32 nl,
+			 struct swr_tm_msg *m)
+{
+	struct swr_seg *seg = qp->req.lseg;
+	u32 i, n, got;
+	int err;
+
+	if (!dst->srq || !dst->srq->tm || len < SWROCE_TMH_BYTES ||
+	    !swr_op_needs_recv(w->hdr.opcode) ||
+	    w->hdr.opcode == SWROCE_WR_RDMA_WRITE_WITH_IMM)
+		return 0;
+	m->len = len;
+	m->hdr_len = min_t(u64, len, SWR_TM_HDR_BYTES);
+	if (w->hdr.flags & SWROCE_WQE_INLINE) {
+		memcpy(m->hdr, w->inline_data, m->hdr_len);
+		return 1;
+	}
+	for (i = 0, got = 0; i < nl && got < m->hdr_len; i++, got += n) {
+		n = min_t(u64, seg[i].len, m->hdr_len - got);
+		err = swr_mr_copy(seg[i].mr, seg[i].iova, m->hdr + got, n,
+				  SWR_COPY_FROM_MR);
+		if (err == -EAGAIN)
+			err = swr_mr_fault(seg[i].mr, seg[i].iova, n, false) ?:
+			      swr_mr_copy(seg[i].mr, seg[i].iova, m->hdr + got,
+					  n, SWR_COPY_FROM_MR);
+		if (err)
+			return err == -EAGAIN ? err : -EFAULT;
+	}
+	return got == m->hdr_len;
+}
+
 /* An XRC_INI QP talks to XRC_TGT QPs; RC and UC to their own kind. */
 static bool swr_local_type_ok(const struct swr_qp *qp,
 			      const struct swr_qp *dst)
@@ -1674,7 +1775,8 @@ static bool swr_local_type_ok(const struct swr_qp *qp,
  */
 static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 				    const struct swr_send_wqe *w, u64 len,
-				    u32 npkts, struct swr_answer *a,
+				    u32 npkts, const struct swr_tm_msg *tm,
+				    struct swr_answer *a,
 				    struct swr_resp_op *op)
 {
 	if (dst->ibqp.qp_type == IB_QPT_XRC_TGT &&
@@ -1685,7 +1787,7 @@ static void swr_local_respond_start(struct swr_qp *qp, struct swr_qp *dst,
 		swr_resp_fail(dst, a, IB_WC_REM_INV_REQ_ERR);
 		return;
 	}
-	swr_respond_start(qp, dst, w, len, npkts, a, op);
+	swr_respond_start(qp, dst, w, len, npkts, tm, a, op);
 	op->xsrq = dst->resp.xsrq;
 	dst->resp.xsrq = NULL;
 }
@@ -1697,11 +1799,13 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 	struct swr_send_wqe *w = &qp->req.wqe;
 	bool rc = swr_qp_reliable(qp);
 	u8 op = w->hdr.opcode;
+	struct swr_tm_msg tmh;
 	struct swr_resp_op rop;
 	struct swr_answer a;
 	struct swr_qp *dst;
 	u32 nl = 0, npkts;
 	int laccess = 0;
+	int has_tmh;
 	u64 len, tmo;
 	int err;
 
@@ -1791,6 +1895,16 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 	}
 
+	has_tmh = swr_local_tmh(qp, dst, w, len, nl, &tmh);
+	if (has_tmh < 0) {
+		swr_segs_put(qp->req.lseg, nl);
+		swr_qp_put(dst);
+		if (has_tmh == -EAGAIN)
+			return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
+		swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
+		return SWR_DONE;
+	}
+
 	npkts = op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
 		op == SWROCE_WR_ATOMIC_FETCH_AND_ADD ||
 		op == SWROCE_WR_ATOMIC_WRITE ? 1 : swr_npkts(len, v->mtu);
@@ -1807,7 +1921,8 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		}
 		goto no_answer;
 	}
-	swr_local_respond_start(qp, dst, w, len, npkts, &a, &rop);
+	swr_local_respond_start(qp, dst, w, len, npkts, has_tmh ? &tmh : NULL,
+				&a, &rop);
 	if (rop.xfer != SWR_XFER_NONE) {
 		/* Data moves unlocked, in turns ("Large messages"). */
 		spin_unlock_bh(&dst->resp_lock);
@@ -1892,8 +2007,7 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 		*flushed = swr_flush(qp);
 		return SWR_WAIT;
 	}
-	/* Not a sender (XRC_TGT), or not sending now. */
-	if (!qp->sq.ring || (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD))
+	if (v.state != IB_QPS_RTS && v.state != IB_QPS_SQD)
 		return SWR_WAIT;
 
 	if (qp->req.wqe_valid) {
@@ -1906,7 +2020,7 @@ static enum swr_verdict swr_req_step(struct swr_qp *qp, int *flushed)
 		/* SQD starts nothing new (swr_qp_check_drained()). */
 		if (v.state == IB_QPS_SQD)
 			return SWR_WAIT;
-		err = swr_sq_fetch(qp, &v);
+		err = swr_req_fetch(qp, &v);
 		if (err == -ENOENT)
 			return SWR_WAIT;
 		/* Bad: completed in error, and the QP is in error (flush). */
@@ -1962,16 +2076,19 @@ int swr_req_process(struct swr_qp *qp, int budget)
 bool swr_req_has_work(struct swr_qp *qp, u64 now)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
-	u32 prod;
+	u32 prod, jobs;
 
 	if (swr_wire_has_work(qp, now))
 		return true;
-	/* An XRC_TGT QP: nothing to send, nothing of its own to flush. */
-	if (!qp->sq.ring)
+	/* Rendezvous steps of a tag matching SRQ (swr_tm.c) need no SQ. */
+	jobs = READ_ONCE(qp->tm_njobs);
+	/* No SQ (XRC_TGT, or none made): only its flush or a rendezvous. */
+	if (!qp->sq.ring && !jobs && !READ_ONCE(qp->req.wqe_valid))
 		return READ_ONCE(qp->flush_pending);
-	prod = READ_ONCE(qp->sq.ring->prod.idx);
+	prod = qp->sq.ring ? READ_ONCE(qp->sq.ring->prod.idx) :
+			     READ_ONCE(qp->sq.cons);
 	if (state == IB_QPS_ERR || READ_ONCE(qp->flush_pending)) {
-		if (prod != READ_ONCE(qp->sq.cons) ||
+		if (prod != READ_ONCE(qp->sq.cons) || jobs ||
 		    READ_ONCE(qp->req.wqe_valid) || !swr_wire_idle(qp))
 			return true;
 		return !qp->srq && qp->rq.ring &&
@@ -1983,5 +2100,5 @@ bool swr_req_has_work(struct swr_qp *qp, u64 now)
 
 		return !until || now >= until;
 	}
-	return state == IB_QPS_RTS && prod != READ_ONCE(qp->sq.cons);
+	return state == IB_QPS_RTS && (prod != READ_ONCE(qp->sq.cons) || jobs);
 }

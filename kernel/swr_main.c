@@ -213,6 +213,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 static const struct uapi_definition swr_uapi_defs[] = {
 	UAPI_DEF_CHAIN(swr_qp_uapi_defs),
 	UAPI_DEF_CHAIN(swr_dm_uapi_defs),
+	UAPI_DEF_CHAIN(swr_tm_uapi_defs),
 	UAPI_DEF_CHAIN(swr_verbs_uapi_defs),
 	{},
 };

@@ -562,7 +562,7 @@ static void swr_rx_ud(struct swr_rx *rx, u32 qpn)
 	rwqe = &qp->resp.rwqe;
 	rseg = qp->wire->seg;
 	err = swr_recv_pop(qp, rwqe, rx->op->flags & SWR_OPF_IMMDT ?
-			   SWROCE_WR_SEND_WITH_IMM : SWROCE_WR_SEND);
+			   SWROCE_WR_SEND_WITH_IMM : SWROCE_WR_SEND, NULL);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(qp, true);

@@ -190,10 +190,10 @@ void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
 void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
 			u16 vlan);
 /*
- * A kernel CQ's CQE carries in reserved_0 what struct ib_wc has and the
+ * A kernel CQ's CQE carries in ex_data2 what struct ib_wc has and the
  * ring's CQE does not: the network header type, and the VLAN a UD receive
  * arrived on (the CM matches it against the GID's netdev). User CQs keep
- * reserved_0 zero (swroce-abi.h).
+ * ex_data2 zero (swroce-abi.h).
  */
 #define SWR_KCQE_NET_MASK	0xff
 #define SWR_KCQE_VLAN_VALID	BIT(8)
@@ -202,8 +202,12 @@ void swr_cqe_set_ud_net(struct swroce_cqe *cqe, int net, bool kernel_cq,
 u16 swr_ndev_vlan(const struct net_device *ndev);
 void swr_recv_complete(struct swr_qp *qp, struct swroce_cqe *cqe,
 		       bool solicited);
-/* @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event. */
-int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode);
+/*
+ * @opcode: the request's (SWROCE_WR_*), for the swr_recv_wqe event; @tm:
+ * a SEND's head for a tag matching SRQ, or NULL.
+ */
+int swr_recv_pop(struct swr_qp *qp, struct swr_recv_wqe *out, u8 opcode,
+		 const struct swr_tm_msg *tm);
 u64 swr_sge_total(const struct swroce_sge *sge, u32 num);
 void swr_segs_put(struct swr_seg *seg, u32 n);
 int swr_segs_fault(const struct swr_seg *seg, u32 n, bool write);

@@ -174,6 +174,12 @@ static int swr_qp_check_init(struct ib_device *ibdev,
 		ibdev_dbg(ibdev, "create_qp: missing CQ\n");
 		return -EINVAL;
 	}
+	/* Tag matching is defined for RC (IBV_TM_CAP_RC) only. */
+	if (init->srq && to_swr_srq(init->srq)->tm &&
+	    init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(ibdev, "create_qp: tag matching SRQ needs RC\n");
+		return -EINVAL;
+	}
 	/* The core keeps IB_UVERBS_QP_CREATE_SQ_SIG_ALL to itself. */
 	if (init->create_flags) {
 		ibdev_dbg(ibdev, "create_qp: flags %#x not supported\n",
@@ -470,6 +476,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_prod_lock);
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->poll_node);
+	INIT_LIST_HEAD(&qp->tm_jobs);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	/* swr_sq_init() sets it up again; an XRC_TGT QP has no SQ. */
@@ -517,6 +524,7 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_irq(&sdev->qp_xa, qp->ibqp.qp_num);
 	swr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	swr_tm_qp_drop(qp);
 	/* Responses the receive path queued for the requester. */
 	swr_wire_qp_fini(qp);
 	kfree(qp->wire);
@@ -649,6 +657,7 @@ static void swr_qp_reset(struct swr_qp *qp)
 
 	mutex_lock(&qp->sq_lock);
 	swr_req_finish_xfer(qp);
+	swr_tm_qp_drop(qp);
 	memset(&qp->req, 0, sizeof(qp->req));
 	if (qp->wire) {
 		memset(&qp->wire->req, 0, sizeof(qp->wire->req));

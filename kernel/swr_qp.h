@@ -122,10 +122,16 @@ enum swr_wc_opcode {
 	SWR_WC_REG_MR = 0x7f,
 	SWR_WC_RECV = 1 << 7,
 	SWR_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
+	/* Tag matching SRQs (swr_tm.c); user CQs only */
+	SWR_WC_TM_ADD = (1 << 7) + 2,
+	SWR_WC_TM_DEL = (1 << 7) + 3,
+	SWR_WC_TM_SYNC = (1 << 7) + 4,
+	SWR_WC_TM_RECV = (1 << 7) + 5,
+	SWR_WC_TM_NO_TAG = (1 << 7) + 6,
 };
 
 /*
- * In a kernel CQ (never mapped) swroce_cqe.reserved_0 of a UD receive
+ * In a kernel CQ (never mapped) swroce_cqe.ex_data2 of a UD receive
  * carries enum rdma_network_type, for ib_wc.network_hdr_type.
  */
 
@@ -140,18 +146,59 @@ struct swr_seg {
 };
 
 /* A send WQE as the engine works on it: the kernel's validated copy. */
+/* Who a send WQE is from: the SQ, or the device itself (swr_tm.c). */
+enum swr_wqe_origin {
+	SWR_WQE_USER,		/* the SQ's ring (user or kernel consumer) */
+	SWR_WQE_TM_READ,	/* rendezvous: READ the sender's buffer */
+	SWR_WQE_TM_FIN,		/* rendezvous: tell the sender it is read */
+};
+
 struct swr_send_wqe {
 	struct swroce_send_wqe hdr;
 	union {
 		struct swroce_sge sge[SWR_MAX_SGE];
 		u8 inline_data[SWR_MAX_INLINE];
 	};
+	/*
+	 * enum swr_wqe_origin. Kernel-only, outside hdr, so that nothing in
+	 * a ring can claim to be the device's own; its completion goes to
+	 * swr_tm_req_done(), not the send CQ.
+	 */
+	u8 origin;
 };
 
-/* A receive WQE, copied out of an RQ or SRQ ring and validated. */
+/* What a message to a tag matching SRQ took (swr_tm.c). */
+enum swr_tm_kind {
+	SWR_TM_PLAIN,		/* an ordinary receive, IBV_WC_RECV */
+	SWR_TM_MATCHED,		/* a tag's buffer */
+	SWR_TM_UNEXPECTED,	/* an ordinary receive, TMH included */
+	SWR_TM_NO_TAG,		/* likewise, IBV_WC_TM_NO_TAG */
+	SWR_TM_RNDV,		/* a tag's buffer, for the sender's to be READ */
+};
+
+/*
+ * The head of a SEND to a QP on a tag matching SRQ: the TMH and, for a
+ * rendezvous, the RVH after it (swr_tm_recv()).
+ */
+#define SWR_TM_HDR_BYTES	32
+struct swr_tm_msg {
+	u8 hdr[SWR_TM_HDR_BYTES];
+	u32 hdr_len;		/* bytes of hdr the message has */
+	u64 len;		/* the whole message's */
+};
+
+/*
+ * A receive WQE, copied out of an RQ or SRQ ring and validated, or a
+ * tagged buffer of a tag matching SRQ.
+ */
 struct swr_recv_wqe {
 	u64 wr_id;
 	u32 num_sge;
+	u8 tm;			/* enum swr_tm_kind; SWR_TM_PLAIN elsewhere */
+	u8 tm_skip;		/* leading message bytes not placed: the TMH */
+	u32 tm_handle;		/* SWR_TM_RNDV: the tag's slot (swr_tm.c) */
+	u32 tm_app_ctx;		/* SWR_TM_MATCHED, _RNDV: from the TMH */
+	u64 tm_tag;
 	struct swroce_sge sge[SWR_MAX_SGE];
 };
 
@@ -321,6 +368,14 @@ struct swr_resp_op {
 	enum ib_wc_status copy_status;
 	/* XRC_TGT: the SRQ the request names, referenced until step 3. */
 	struct swr_srq *xsrq;
+	/* A matched tag's buffer: the leading bytes (the TMH) not placed */
+	u32 skip;
+	/*
+	 * A rendezvous matched (req.rwqe): its READ may start once the
+	 * RNDV SEND has completed (swr_xfer_run(): a SEND always moves data
+	 * in turns, SWR_XFER_IN).
+	 */
+	bool rndv;
 };
 
 /*
@@ -421,6 +476,13 @@ struct swr_qp {
 	struct swr_cq *scq;
 	struct swr_cq *rcq;
 	struct swr_srq *srq;	/* NULL: the QP has its own rq */
+	/*
+	 * Tag matching SRQ: the rendezvous this QP's requester is to READ
+	 * or FIN (swr_tm_tag.node), oldest first, and how many; under the
+	 * SRQ's lock (tm_njobs also read without it).
+	 */
+	struct list_head tm_jobs;
+	u32 tm_njobs;
 	/*
 	 * XRC_TGT: its domain (the requests' SRQs must be of it). An
 	 * XRC_TGT QP has no rings (sq.ring and rq.ring NULL), an XRC_INI QP
@@ -578,6 +640,20 @@ int swr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 void swr_qp_doorbell(struct swr_qp *qp);
 /* The driver's uverbs methods (ib_device.driver_def). */
 extern const struct uapi_definition swr_qp_uapi_defs[];
+
+/* swr_tm.c: tag matching SRQs */
+extern const struct uapi_definition swr_tm_uapi_defs[];
+int swr_tm_recv(struct swr_dev *sdev, struct swr_srq *srq,
+		struct swr_recv_wqe *out, bool send,
+		const struct swr_tm_msg *m, u32 qpn);
+void swr_tm_recv_cqe(const struct swr_recv_wqe *rwqe, struct swroce_cqe *cqe);
+void swr_tm_rndv_start(struct swr_qp *qp, const struct swr_recv_wqe *rwqe,
+		       bool ok);
+bool swr_tm_fetch(struct swr_qp *qp, struct swr_send_wqe *w);
+void swr_tm_req_done(struct swr_qp *qp, const struct swr_send_wqe *w,
+		     enum ib_wc_status status, u32 byte_len);
+int swr_tm_flush(struct swr_qp *qp);
+void swr_tm_qp_drop(struct swr_qp *qp);
 int swr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 int swr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,

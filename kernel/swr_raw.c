@@ -210,7 +210,7 @@ static void swr_raw_recv(struct swr_qp *qp, const u8 *frame, u32 len)
 		swr_count(sdev, SWR_CNT_RAW_RX_DROPPED);
 		goto out_unlock;
 	}
-	err = swr_recv_pop(qp, rwqe, SWROCE_WR_SEND);
+	err = swr_recv_pop(qp, rwqe, SWROCE_WR_SEND, NULL);
 	if (err) {
 		if (err == -EINVAL)
 			swr_qp_set_error(qp, true);

@@ -87,7 +87,9 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_ucontext *uctx = NULL;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC) {
+	/* Tag matching needs post_srq_ops, which only user space has. */
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC &&
+	    (init->srq_type != IB_SRQT_TM || !udata)) {
 		ibdev_dbg(ibdev, "create_srq: type %d not supported\n",
 			  init->srq_type);
 		return -EOPNOTSUPP;
@@ -119,6 +121,11 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (err)
 			goto err_free_wq;
 	}
+	if (init->srq_type == IB_SRQT_TM) {
+		err = swr_tm_init(srq, init);
+		if (err)
+			goto err_free_wq;
+	}
 
 	if (udata) {
 		resp.num_wqe = srq->wq.num_wqe;
@@ -135,6 +142,7 @@ int swr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_del_srqn:
 	if (srq->srqn)
 		swr_xrc_srq_del(srq);
+	swr_tm_fini(srq);
 err_free_wq:
 	swr_wq_fini(&srq->wq);
 	return err;
@@ -182,6 +190,7 @@ int swr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	/* No new lookups, then none in flight (swr_xrc.c). */
 	if (srq->srqn)
 		swr_xrc_srq_del(srq);
+	swr_tm_fini(srq);
 	swr_wq_fini(&srq->wq);
 	return 0;
 }

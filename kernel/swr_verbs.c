@@ -106,6 +106,17 @@ int swr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->hca_core_clock = 1000000;	/* kHz */
 	attr->timestamp_mask = U64_MAX;
 	attr->max_dm_size = SWR_DM_MAX;
+	/*
+	 * Tag matching SRQs on RC QPs (swr_tm.c): eager and rendezvous
+	 * messages, the latter at most SWR_TM_MAX_RNDV_HDR bytes; one SGE a
+	 * tag; ops are done when post_srq_ops returns, so max_ops bounds
+	 * nothing.
+	 */
+	attr->tm_caps.flags = IB_TM_CAP_RNDV_RC;
+	attr->tm_caps.max_rndv_hdr_size = SWR_TM_MAX_RNDV_HDR;
+	attr->tm_caps.max_num_tags = SWR_TM_MAX_TAGS;
+	attr->tm_caps.max_ops = SWR_TM_MAX_TAGS;
+	attr->tm_caps.max_sge = 1;
 	/* RSS (swr_rss.c) is for raw packet QPs: an Ethernet netdev's. */
 	if (to_swr_dev(ibdev)->ndev->type == ARPHRD_ETHER) {
 		attr->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);

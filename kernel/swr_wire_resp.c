@@ -77,6 +77,7 @@ struct swr_wire_req_pkt {
 	bool rc;
 	bool ack_req;
 	bool se;
+	bool rndv;		/* a rendezvous matched: READ after the ACK */
 	u8 nak;			/* the NAK a handler asks for, 0: none */
 };
 
@@ -500,8 +501,12 @@ static void swr_wire_recv_done(struct swr_qp *qp, const struct swr_wire_path *p,
 	cqe.src_qp = p->dqpn;
 	cqe.flags = flags;
 	cqe.ex_data = ex;
+	swr_tm_recv_cqe(&qp->resp.rwqe, &cqe);
 	qp->resp.rwqe_valid = false;
 	swr_recv_complete(qp, &cqe, se);
+	/* A matched rendezvous goes on after the ACK (swr_wire_resp_rx()). */
+	if (qp->resp.rwqe.tm == SWR_TM_RNDV && st != IB_WC_SUCCESS)
+		swr_tm_rndv_start(qp, &qp->resp.rwqe, false);
 }
 
 /*
@@ -521,6 +526,24 @@ static u8 swr_wire_recv_opcode(u32 op_flags)
 }
 
 /*
+ * A tag matching SRQ reads a message's head (TMH, RVH): the first packet's
+ * first bytes. NULL when @qp's SRQ does not match tags or @rx is not a
+ * message's first packet.
+ */
+static const struct swr_tm_msg *swr_wire_tm_msg(const struct swr_qp *qp,
+						const struct swr_rx *rx,
+						struct swr_tm_msg *m)
+{
+	if (!(rx->op->flags & SWR_OPF_FIRST) || !qp->srq || !qp->srq->tm)
+		return NULL;
+	m->hdr_len = min_t(u32, rx->paylen, SWR_TM_HDR_BYTES);
+	memcpy(m->hdr, rx->payload, m->hdr_len);
+	/* A message longer than one packet is longer than any RNDV. */
+	m->len = rx->op->flags & SWR_OPF_LAST ? rx->paylen : U64_MAX;
+	return m;
+}
+
+/*
  * Take a receive WQE for the message starting at @q. False when there is
  * none (an RNR NAK went out, or UC drops the message) or the queue is bad
  * (q->nak set).
@@ -528,12 +551,14 @@ static u8 swr_wire_recv_opcode(u32 op_flags)
 static bool swr_wire_take_recv(struct swr_qp *qp, const struct swr_wire_path *p,
 			       struct swr_wire_req_pkt *q)
 {
+	struct swr_tm_msg tm;
 	int err;
 
 	if (qp->resp.rwqe_valid)
 		return true;
 	err = swr_recv_pop(qp, &qp->resp.rwqe,
-			   swr_wire_recv_opcode(q->rx->op->flags));
+			   swr_wire_recv_opcode(q->rx->op->flags),
+			   swr_wire_tm_msg(qp, q->rx, &tm));
 	if (err == -ENOENT) {
 		swr_count(swr_qp_dev(qp), SWR_CNT_RNR_NAK);
 		if (q->rc)
@@ -561,6 +586,8 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	const struct swr_opinfo *oi = rx->op;
 	enum ib_wc_status st = IB_WC_SUCCESS;
 	u32 imm = q->imm;
+	const u8 *data = rx->payload;
+	u32 len = rx->paylen;
 	int err;
 
 	if (oi->flags & SWR_OPF_FIRST || !qp->resp.rwqe_valid) {
@@ -571,15 +598,20 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 			return false;
 		}
 		qp->resp.rwqe_offset = 0;
+		/* A matched tag's buffer takes the message without its TMH. */
+		if (oi->flags & SWR_OPF_FIRST) {
+			data += qp->resp.rwqe.tm_skip;
+			len -= qp->resp.rwqe.tm_skip;
+		}
 	}
-	if (qp->resp.rwqe_offset + (u64)rx->paylen >
+	if (qp->resp.rwqe_offset + (u64)len >
 	    swr_sge_total(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge)) {
 		swr_wire_recv_done(qp, p, IB_WC_LOC_LEN_ERR, SWR_WC_RECV, 0, 0,
 				   0, false);
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return false;
 	}
-	err = swr_wire_place_recv(qp, rx->payload, rx->paylen);
+	err = swr_wire_place_recv(qp, data, len);
 	if (err == -EAGAIN) {
 		/* ODP: the receive WQE waits for the retry (swr_odp.c). */
 		swr_wire_fault_rnr(qp, p, q);
@@ -591,7 +623,7 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		q->nak = SWR_AETH_NAK_REM_OP;
 		return false;
 	}
-	qp->resp.rwqe_offset += rx->paylen;
+	qp->resp.rwqe_offset += len;
 	ws->cur = SWR_OPF_SEND;
 	if (!(oi->flags & SWR_OPF_LAST))
 		return true;
@@ -613,6 +645,7 @@ static bool swr_wire_resp_send(struct swr_qp *qp, const struct swr_wire_path *p,
 		q->nak = SWR_AETH_NAK_INV_REQ;
 		return false;
 	}
+	q->rndv = qp->resp.rwqe.tm == SWR_TM_RNDV;
 	return true;
 }
 
@@ -993,6 +1026,12 @@ void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 	qp->resp.psn = (rx->psn + 1) & SWR_PSN_MASK;
 	if (q.rc && (q.ack_req || (oi->flags & SWR_OPF_LAST)))
 		swr_wire_resp_ack(qp, p, rx->psn);
+	/*
+	 * Only now may the READ (and the FIN after it) go: the sender's SEND
+	 * completes before the FIN arrives, as the application expects.
+	 */
+	if (q.rndv)
+		swr_tm_rndv_start(qp, &qp->resp.rwqe, true);
 }
 
 /* The receive path's entry -------------------------------------------------- */

@@ -14,8 +14,9 @@
 #
 # Steps: vm-cpu, abi-layout, packages (not on the debug kernel unless named),
 # provider-builddir, link, device, udata, mr, dm, import, parent, cq, ah,
-# srq, xrc, odp, qp, qp-errors, raw, rss, fastpath, hostile, isolation, killed, bigmsg,
-# counters, trace, disassoc, wire, netdevs, clients, fuzz, mcast, loss, qdisc,
+# srq, xrc, tm, odp, qp, qp-errors, raw, rss, fastpath, hostile, isolation,
+# killed, bigmsg, counters, trace, disassoc, wire, netdevs, clients, fuzz,
+# mcast, loss, qdisc,
 # cc-basic, cc (only when named), suite, bench-smoke, uverbs-fuzz,
 # lifecycle, unload.
 
@@ -189,6 +190,9 @@ step srq build/selftests/swroce_srq
 # XRC domains, SRQs and INI/TGT QPs on swroce0 and across two namespaces,
 # ibv_xsrq_pingpong on both (swroce_xrc.c).
 step xrc selftests/swroce_xrc.sh
+# Tag matching SRQs (ibv_post_srq_ops) on swroce0 and across two
+# namespaces (swroce_tm.c).
+step tm selftests/swroce_tm.sh
 # On-demand paging MRs on swroce0 and across two namespaces
 # (swroce_odp.c): first accesses fault, remaps, holes, advise_mr.
 step odp selftests/swroce_odp.sh

@@ -106,6 +106,129 @@ static inline int swr_find_gid(struct ibv_context *ctx, bool ipv4,
 	return -ENOENT;
 }
 
+/*
+ * One of two devices of a test that can run across the wire: a context, a
+ * PD and an IPv4 RoCEv2 GID. The device is named by an environment
+ * variable (the test device when unset), so that the test runs on one
+ * device and, from its shell step, between two in two namespaces.
+ */
+struct swr_tdev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	int gid_index;
+	union ibv_gid gid;
+};
+
+static inline const char *swr_env_dev(const char *var)
+{
+	const char *d = getenv(var);
+
+	return d && *d ? d : swr_test_dev();
+}
+
+static inline int swr_tdev_open(struct swr_tdev *d, const char *name)
+{
+	d->ctx = swr_open_dev(name);
+	if (!d->ctx)
+		return -ENODEV;
+	d->pd = ibv_alloc_pd(d->ctx);
+	if (!d->pd)
+		return -errno;
+	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
+}
+
+static inline void swr_tdev_close(struct swr_tdev *d)
+{
+	if (d->pd)
+		ibv_dealloc_pd(d->pd);
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+}
+
+#define SWR_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * @len bytes of anonymous memory, registered in @pd with every access
+ * (*@mr): the buffer, or NULL with errno set. swr_buf_put() undoes it.
+ */
+static inline uint8_t *swr_buf_get(struct ibv_pd *pd, size_t len,
+				   struct ibv_mr **mr)
+{
+	void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	*mr = NULL;
+	if (buf == MAP_FAILED)
+		return NULL;
+	*mr = ibv_reg_mr(pd, buf, len, SWR_ALL_ACCESS);
+	if (!*mr) {
+		munmap(buf, len);
+		return NULL;
+	}
+	return buf;
+}
+
+static inline void swr_buf_put(uint8_t *buf, size_t len, struct ibv_mr *mr)
+{
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (buf)
+		munmap(buf, len);
+}
+
+/*
+ * @qp of @local to RTR towards @dqpn at @gid, and on to RTS but for an
+ * XRC_RECV QP (a target only); the PSNs start where they wrap.
+ */
+static inline int swr_tdev_connect(struct ibv_qp *qp,
+				   const struct swr_tdev *local,
+				   const union ibv_gid *gid, uint32_t dqpn)
+{
+	bool ini = qp->qp_type == IBV_QPT_XRC_SEND;
+	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = ini ? 0 : SWR_ALL_ACCESS,
+	};
+	int mask;
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0xfffffe;	/* the PSNs wrap */
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = local->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (!ini)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	if (ibv_modify_qp(qp, &a, mask))
+		return -1;
+	if (tgt)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0xfffffe;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
+}
+
 /* What a test may change about the QPs of a pair. */
 struct swr_qp_opts {
 	enum ibv_qp_type type;	/* 0 means RC */
@@ -151,9 +274,6 @@ struct swr_pair {
 	struct swr_end c;	/* client: the requester */
 	struct swr_end s;	/* server: the responder */
 };
-
-#define SWR_ALL_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
 static inline int swr_end_create(struct swr_pair *p, struct swr_end *e,
 				 struct ibv_srq *srq)
@@ -565,45 +685,6 @@ static inline int swr_ibdev_write(const char *attr, const char *val)
 		n = -errno;
 	close(fd);
 	return n < 0 ? (int)n : 0;
-}
-
-/*
- * One of two devices of a test that can run across the wire: a context, a
- * PD and an IPv4 RoCEv2 GID. The device is named by an environment
- * variable (the test device when unset), so that the test runs on one
- * device and, from its shell step, between two in two namespaces.
- */
-struct swr_tdev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	int gid_index;
-	union ibv_gid gid;
-};
-
-static inline const char *swr_env_dev(const char *var)
-{
-	const char *d = getenv(var);
-
-	return d && *d ? d : swr_test_dev();
-}
-
-static inline int swr_tdev_open(struct swr_tdev *d, const char *name)
-{
-	d->ctx = swr_open_dev(name);
-	if (!d->ctx)
-		return -ENODEV;
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd)
-		return -errno;
-	return swr_find_gid(d->ctx, true, &d->gid_index, &d->gid);
-}
-
-static inline void swr_tdev_close(struct swr_tdev *d)
-{
-	if (d->pd)
-		ibv_dealloc_pd(d->pd);
-	if (d->ctx)
-		ibv_close_device(d->ctx);
 }
 
 /*

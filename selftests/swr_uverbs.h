@@ -68,4 +68,32 @@ static inline int swr_doorbell_raw(int fd, uint16_t method,
 	return ioctl(fd, RDMA_VERBS_IOCTL, hdr) ? -errno : 0;
 }
 
+/*
+ * SWROCE_METHOD_SRQ_TM_OP on SRQ @handle with the command @op (@op_len
+ * bytes: more than the struct to test trailing bytes) and the answer in
+ * @resp. Returns 0 or -errno.
+ */
+static inline int swr_tm_op_raw(int fd, uint32_t handle, const void *op,
+				size_t op_len, struct swroce_tm_op_resp *resp)
+{
+	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
+		      3 * sizeof(struct ib_uverbs_attr)) / sizeof(uint64_t)] = { 0 };
+	struct ib_uverbs_ioctl_hdr *hdr = (struct ib_uverbs_ioctl_hdr *)buf;
+
+	hdr->length = sizeof(*hdr) + 3 * sizeof(hdr->attrs[0]);
+	hdr->object_id = UVERBS_OBJECT_SRQ;
+	hdr->method_id = SWROCE_METHOD_SRQ_TM_OP;
+	hdr->num_attrs = 3;
+	hdr->driver_id = RDMA_DRIVER_UNKNOWN;
+	hdr->attrs[0].attr_id = SWROCE_ATTR_SRQ_TM_OP_HANDLE;
+	hdr->attrs[0].data = handle;
+	hdr->attrs[1].attr_id = SWROCE_ATTR_SRQ_TM_OP_CMD;
+	hdr->attrs[1].len = op_len;
+	hdr->attrs[1].data = (uintptr_t)op;
+	hdr->attrs[2].attr_id = SWROCE_ATTR_SRQ_TM_OP_RESP;
+	hdr->attrs[2].len = sizeof(*resp);
+	hdr->attrs[2].data = (uintptr_t)resp;
+	return ioctl(fd, RDMA_VERBS_IOCTL, hdr) ? -errno : 0;
+}
+
 #endif /* SWR_UVERBS_H */

@@ -79,53 +79,6 @@ static struct ibv_qp *tgt_create(struct ibv_context *ctx,
 	return ibv_create_qp_ex(ctx, &a);
 }
 
-/* @qp (XRC_SEND or XRC_RECV) to RTR towards @dqpn at @gid; INI on to RTS. */
-static int xrc_connect(struct ibv_qp *qp, const struct swr_tdev *local,
-		       const union ibv_gid *gid, uint32_t dqpn)
-{
-	bool ini = qp->qp_type == IBV_QPT_XRC_SEND;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = ini ? 0 : SWR_ALL_ACCESS,
-	};
-	int mask;
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0xfffffe;	/* the PSNs wrap */
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = local->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	       IBV_QP_RQ_PSN;
-	if (!ini)
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	if (ibv_modify_qp(qp, &a, mask))
-		return -1;
-	if (!ini)
-		return 0;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0xfffffe;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
-}
-
 FIXTURE(xrc) {
 	struct swr_tdev a, b;
 	char path[64];
@@ -180,20 +133,15 @@ FIXTURE_SETUP(xrc)
 	ASSERT_NE(NULL, self->ini) TH_LOG("XRC_SEND QP: %s", strerror(errno));
 	self->inix = ibv_qp_to_qp_ex(self->ini);
 	ASSERT_NE(NULL, self->inix);
-	ASSERT_EQ(0, xrc_connect(self->tgt, &self->b, &self->a.gid,
+	ASSERT_EQ(0, swr_tdev_connect(self->tgt, &self->b, &self->a.gid,
 				 self->ini->qp_num));
-	ASSERT_EQ(0, xrc_connect(self->ini, &self->a, &self->b.gid,
+	ASSERT_EQ(0, swr_tdev_connect(self->ini, &self->a, &self->b.gid,
 				 self->tgt->qp_num));
 
-	self->abuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	self->bbuf = mmap(NULL, BUFSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(self->abuf != MAP_FAILED && self->bbuf != MAP_FAILED);
-	self->amr = ibv_reg_mr(self->a.pd, self->abuf, BUFSZ, SWR_ALL_ACCESS);
+	self->abuf = swr_buf_get(self->a.pd, BUFSZ, &self->amr);
 	/* In the SRQs' PD: what accesses through the target QP check. */
-	self->bmr = ibv_reg_mr(self->b.pd, self->bbuf, BUFSZ, SWR_ALL_ACCESS);
-	ASSERT_TRUE(self->amr && self->bmr);
+	self->bbuf = swr_buf_get(self->b.pd, BUFSZ, &self->bmr);
+	ASSERT_TRUE(self->abuf && self->bbuf);
 }
 
 FIXTURE_TEARDOWN(xrc)
@@ -206,10 +154,8 @@ FIXTURE_TEARDOWN(xrc)
 		ibv_destroy_srq(self->srq1);
 	if (self->srq2)
 		ibv_destroy_srq(self->srq2);
-	if (self->amr)
-		ibv_dereg_mr(self->amr);
-	if (self->bmr)
-		ibv_dereg_mr(self->bmr);
+	swr_buf_put(self->abuf, BUFSZ, self->amr);
+	swr_buf_put(self->bbuf, BUFSZ, self->bmr);
 	if (self->cq1)
 		ibv_destroy_cq(self->cq1);
 	if (self->cq2)
@@ -221,10 +167,6 @@ FIXTURE_TEARDOWN(xrc)
 	if (self->fd >= 0)
 		close(self->fd);
 	unlink(self->path);
-	if (self->abuf && self->abuf != MAP_FAILED)
-		munmap(self->abuf, BUFSZ);
-	if (self->bbuf && self->bbuf != MAP_FAILED)
-		munmap(self->bbuf, BUFSZ);
 	swr_tdev_close(&self->b);
 	swr_tdev_close(&self->a);
 }

@@ -9,6 +9,10 @@
 #   tap_skip NAME REASON
 #   tap_bail REASON                   abort the whole script
 #   tap_done                          print the plan; exit 1 on any failure
+#   tap_c_test WHERE BIN [VAR=VALUE...] run a TAP program (a kselftest) in
+#                                     that environment: each of its results
+#                                     one of ours, "WHERE: " before the
+#                                     name, its output shown on failure
 
 tap_n=0
 tap_failed=0

@@ -173,7 +173,17 @@ static unsigned int swr_cqe_wc_flags(const struct swroce_cqe *cqe)
 		flags |= IBV_WC_WITH_INV;
 	if (cqe->flags & SWROCE_CQE_GRH)
 		flags |= IBV_WC_GRH;
+	if (cqe->flags & SWROCE_CQE_TM_MATCH)
+		flags |= IBV_WC_TM_MATCH;
+	if (cqe->flags & SWROCE_CQE_TM_DATA_VALID)
+		flags |= IBV_WC_TM_DATA_VALID;
 	return flags;
+}
+
+/* A matched tag's CQE carries the tag in src_qp (see swroce_cqe). */
+static uint32_t swr_cqe_src_qp(const struct swroce_cqe *cqe)
+{
+	return cqe->flags & SWROCE_CQE_TM_MATCH ? 0 : cqe->src_qp;
 }
 
 static void swr_cqe_to_wc(const struct swroce_cqe *cqe, struct ibv_wc *wc)
@@ -185,7 +195,7 @@ static void swr_cqe_to_wc(const struct swroce_cqe *cqe, struct ibv_wc *wc)
 	wc->byte_len = cqe->byte_len;
 	wc->imm_data = cqe->ex_data;	/* also invalidated_rkey */
 	wc->qp_num = cqe->qp_num;
-	wc->src_qp = cqe->src_qp;
+	wc->src_qp = swr_cqe_src_qp(cqe);
 	wc->wc_flags = swr_cqe_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
@@ -250,7 +260,8 @@ enum {
 			  IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
 			  IBV_WC_EX_WITH_DLID_PATH_BITS |
 			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
-			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK |
+			  IBV_WC_EX_WITH_TM_INFO,
 };
 
 static struct swr_cq *ex_to_swr_cq(struct ibv_cq_ex *ex)
@@ -339,7 +350,20 @@ static uint32_t swr_read_qp_num(struct ibv_cq_ex *ex)
 
 static uint32_t swr_read_src_qp(struct ibv_cq_ex *ex)
 {
-	return ex_to_swr_cq(ex)->cur->src_qp;
+	return swr_cqe_src_qp(ex_to_swr_cq(ex)->cur);
+}
+
+/* Valid with IBV_WC_TM_MATCH (libibverbs); zero otherwise. */
+static void swr_read_tm_info(struct ibv_cq_ex *ex, struct ibv_wc_tm_info *tm)
+{
+	const struct swroce_cqe *cqe = ex_to_swr_cq(ex)->cur;
+
+	tm->tag = 0;
+	tm->priv = 0;
+	if (cqe->flags & SWROCE_CQE_TM_MATCH) {
+		tm->tag = (uint64_t)cqe->src_qp << 32 | cqe->ex_data2;
+		tm->priv = cqe->ex_data;
+	}
 }
 
 static unsigned int swr_read_wc_flags(struct ibv_cq_ex *ex)
@@ -430,9 +454,13 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	core_attr.comp_mask &= ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					   IBV_CQ_INIT_ATTR_MASK_PD);
 	core_attr.flags = 0;
-	/* Nor does it see a timestamp request: every CQE carries one. */
+	/*
+	 * Nor does it see a timestamp or tag request: every CQE carries
+	 * what they read.
+	 */
 	core_attr.wc_flags &= ~(uint64_t)(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
-			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK |
+			IBV_WC_EX_WITH_TM_INFO);
 
 	/* The parent's allocator places the ring (swr_pd.c). */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
@@ -485,6 +513,8 @@ struct ibv_cq_ex *swr_create_cq_ex(struct ibv_context *ibctx,
 	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 		ex->read_completion_wallclock_ns =
 			swr_read_completion_wallclock_ns;
+	if (attr->wc_flags & IBV_WC_EX_WITH_TM_INFO)
+		ex->read_tm_info = swr_read_tm_info;
 	return ex;
 
 err_destroy:

@@ -56,6 +56,7 @@ static const struct verbs_context_ops swr_ctx_ops = {
 	.poll_cq = swr_poll_cq,
 	.post_recv = swr_post_recv,
 	.post_send = swr_post_send,
+	.post_srq_ops = swr_post_srq_ops,
 	.post_srq_recv = swr_post_srq_recv,
 	.query_device_ex = swr_query_device_ex,
 	.query_port = swr_query_port,

@@ -166,28 +166,36 @@ err_free:
 }
 
 /*
- * ibv_create_srq_ex(): a basic SRQ, or an XRC SRQ (IBV_SRQT_XRC: a
- * domain, a CQ and a PD). The kernel numbers an XRC SRQ; senders name it
- * (ibv_get_srq_num()).
+ * ibv_create_srq_ex(): a basic SRQ, an XRC SRQ (IBV_SRQT_XRC: a domain, a
+ * CQ and a PD), or a tag matching SRQ (IBV_SRQT_TM: a CQ, a PD and the
+ * tag list's size; its ops are synchronous, so max_ops is only checked
+ * against what the device announces). The kernel numbers an XRC SRQ;
+ * senders name it (ibv_get_srq_num()).
  */
 struct ibv_srq *swr_create_srq_ex(struct ibv_context *ibctx,
 				  struct ibv_srq_init_attr_ex *attr)
 {
 	struct swr_create_xsrq_cmd cmd = {};
 	struct swr_create_xsrq_cmd_resp resp = {};
-	/* An XRC SRQ's ring is the kernel's (no parent domain's allocator). */
+	/* These SRQs' rings are the kernel's (no parent domain's allocator). */
 	const struct swr_ring_buf rb = {};
 	uint32_t known = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-			 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
-	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-		   attr->srq_type == IBV_SRQT_XRC;
+			 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ |
+			 IBV_SRQ_INIT_ATTR_TM;
+	bool typed = attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE;
+	bool xrc = typed && attr->srq_type == IBV_SRQT_XRC;
+	bool tm = typed && attr->srq_type == IBV_SRQT_TM;
 	struct swr_srq *srq;
 	int err;
 
 	if ((attr->comp_mask & ~known) ||
-	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && !xrc &&
-	     attr->srq_type != IBV_SRQT_BASIC)) {
+	    (typed && !xrc && !tm && attr->srq_type != IBV_SRQT_BASIC)) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (tm && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM) ||
+		   attr->tm_cap.max_ops > SWR_TM_MAX_OPS)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	srq = calloc(1, sizeof(*srq));
@@ -204,7 +212,76 @@ struct ibv_srq *swr_create_srq_ex(struct ibv_context *ibctx,
 	if (xrc)
 		srq->srqn = srq->vsrq.srq_num ? srq->vsrq.srq_num :
 						resp.ibv_resp.srqn;
+	srq->tm = tm;
 	return swr_srq_map(srq, attr->pd, &resp.drv_payload, &rb);
+}
+
+/* One op, to the kernel (SWROCE_METHOD_SRQ_TM_OP); 0 or an errno. */
+static int swr_tm_op(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr)
+{
+	struct swroce_tm_op_resp resp = {};
+	struct swroce_tm_op op = {
+		.opcode = wr->opcode,
+		.wr_id = wr->wr_id,
+		.unexpected_cnt = wr->tm.unexpected_cnt,
+		.handle = wr->tm.handle,
+	};
+	struct ib_uverbs_attr attrs[3] = {
+		{ .attr_id = SWROCE_ATTR_SRQ_TM_OP_HANDLE,
+		  .data = ibsrq->handle },
+		{ .attr_id = SWROCE_ATTR_SRQ_TM_OP_CMD,
+		  .len = sizeof(op), .data = (uintptr_t)&op },
+		{ .attr_id = SWROCE_ATTR_SRQ_TM_OP_RESP,
+		  .len = sizeof(resp), .data = (uintptr_t)&resp },
+	};
+	int err;
+
+	if (wr->flags & ~(IBV_OPS_SIGNALED | IBV_OPS_TM_SYNC) ||
+	    (unsigned int)wr->opcode > UINT8_MAX)
+		return EINVAL;
+	op.flags = wr->flags;
+	if (wr->opcode == IBV_WR_TAG_ADD) {
+		if (wr->tm.add.num_sge < 0 || wr->tm.add.num_sge > 1 ||
+		    (wr->tm.add.num_sge && !wr->tm.add.sg_list))
+			return EINVAL;
+		op.recv_wr_id = wr->tm.add.recv_wr_id;
+		op.tag = wr->tm.add.tag;
+		op.mask = wr->tm.add.mask;
+		op.num_sge = wr->tm.add.num_sge;
+		if (op.num_sge) {
+			op.sge.addr = wr->tm.add.sg_list[0].addr;
+			op.sge.length = wr->tm.add.sg_list[0].length;
+			op.sge.lkey = wr->tm.add.sg_list[0].lkey;
+		}
+	}
+	err = swr_ioctl(ibsrq->context, UVERBS_OBJECT_SRQ,
+			SWROCE_METHOD_SRQ_TM_OP, attrs, 3);
+	if (!err && wr->opcode == IBV_WR_TAG_ADD)
+		wr->tm.handle = resp.handle;
+	return err;
+}
+
+/*
+ * ibv_post_srq_ops(): each op is done (and its completion, if signalled,
+ * written) before the next; the first that fails stops the list.
+ */
+int swr_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr,
+		     struct ibv_ops_wr **bad_wr)
+{
+	int err = 0;
+
+	if (!to_swr_srq(ibsrq)->tm) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		err = swr_tm_op(ibsrq, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	return err;
 }
 
 int swr_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)

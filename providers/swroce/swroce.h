@@ -130,7 +130,15 @@ struct swr_srq {
 	struct verbs_srq vsrq;
 	struct swr_wq wq;
 	uint32_t srqn;		/* XRC: the number senders name; 0: basic */
+	bool tm;		/* IBV_SRQT_TM: ibv_post_srq_ops() works */
 };
+
+/*
+ * Tag matching (the kernel's swr_tm.c): ops are synchronous, so
+ * ibv_srq_init_attr_ex.tm_cap.max_ops bounds nothing; this is what
+ * query_device announces (SWR_TM_MAX_TAGS there).
+ */
+#define SWR_TM_MAX_OPS	256
 
 /*
  * A send queue ring: we produce WQEs, the kernel's poller consumes them
@@ -364,6 +372,8 @@ int swr_destroy_srq(struct ibv_srq *ibsrq);
 struct ibv_srq *swr_create_srq_ex(struct ibv_context *ibctx,
 				  struct ibv_srq_init_attr_ex *attr);
 int swr_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+int swr_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr,
+		     struct ibv_ops_wr **bad_wr);
 
 /* swr_xrcd.c */
 struct ibv_xrcd *swr_open_xrcd(struct ibv_context *ibctx,

@@ -205,6 +205,15 @@ enum swroce_cqe_flags {
 	SWROCE_CQE_WITH_IMM = 1 << 0,	/* ex_data holds immediate data */
 	SWROCE_CQE_WITH_INV = 1 << 1,	/* ex_data holds the invalidated rkey */
 	SWROCE_CQE_GRH = 1 << 2,	/* UD receive: a GRH precedes the data */
+	/*
+	 * Tag matching (IBV_WC_TM_MATCH): the message matched a tag posted
+	 * with SWROCE_TM_OP_ADD. src_qp and ex_data2 hold the tag (high and
+	 * low 32 bits), ex_data the TMH's app_ctx (host byte order); such a
+	 * completion carries no immediate data.
+	 */
+	SWROCE_CQE_TM_MATCH = 1 << 3,
+	/* IBV_WC_TM_DATA_VALID: the whole message is in the tag's buffer */
+	SWROCE_CQE_TM_DATA_VALID = 1 << 4,
 };
 
 /* One completion, written by the kernel only. */
@@ -222,7 +231,9 @@ struct swroce_cqe {
 				 * RoCEv2, bits 2:0 1 IPv6 / 2 IPv4 (as on
 				 * ConnectX; a RoCE packet carries no SL)
 				 */
-	__u32 reserved_0;
+	__u32 ex_data2;		/* SWROCE_CQE_TM_MATCH: the tag's low half;
+				 * else 0 (reserved_0 before tag matching)
+				 */
 };
 
 /*
@@ -347,6 +358,75 @@ struct swroce_create_srq_resp {
 	__u32 max_sge;		/* scatter entries a WQE may carry */
 	__aligned_u64 mmap_offset;
 	__aligned_u64 mmap_size;
+};
+
+/* Tag matching SRQs ------------------------------------------------------ */
+
+/*
+ * SWROCE_METHOD_SRQ_TM_OP on UVERBS_OBJECT_SRQ: one operation on the tag
+ * list of a tag matching SRQ (ibv_post_srq_ops(), IBV_SRQT_TM), by the
+ * SRQ's handle (an IDR attribute), with one struct swroce_tm_op in and
+ * one struct swroce_tm_op_resp out. The operation is done when the call
+ * returns; a SWROCE_TM_OP_SIGNALED one has also written its completion
+ * (IBV_WC_TM_ADD, _DEL, _SYNC, wr_id the op's) to the SRQ's CQ. Errors,
+ * and nothing changes: EINVAL for an unknown opcode or flag, non-zero
+ * reserved fields, num_sge above 1, an lkey that does not name local
+ * write access to the range in the SRQ's PD, a handle never returned,
+ * an unexpected_cnt outside what the SRQ has delivered since the last
+ * SWROCE_TM_OP_SYNC; ENOENT to delete a tag no longer listed (deleted,
+ * or consumed by a message); ENOMEM when max_num_tags tags are listed;
+ * EOPNOTSUPP on an SRQ of another type, or unknown comp_mask bits.
+ * See Documentation/overview.rst, "Tag matching".
+ */
+enum swroce_srq_methods {
+	SWROCE_METHOD_SRQ_TM_OP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum swroce_srq_tm_op_attrs {
+	SWROCE_ATTR_SRQ_TM_OP_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SWROCE_ATTR_SRQ_TM_OP_CMD,
+	SWROCE_ATTR_SRQ_TM_OP_RESP,
+};
+
+/* swroce_tm_op.opcode: ibv_ops_wr_opcode's order */
+enum swroce_tm_opcode {
+	SWROCE_TM_OP_ADD = 0,
+	SWROCE_TM_OP_DEL = 1,
+	SWROCE_TM_OP_SYNC = 2,
+};
+
+/* swroce_tm_op.flags: ibv_ops_flags' values */
+enum swroce_tm_op_flags {
+	SWROCE_TM_OP_SIGNALED = 1 << 0,	/* write a completion */
+	SWROCE_TM_OP_FLAG_SYNC = 1 << 1,	/* unexpected_cnt is set */
+};
+
+/*
+ * A SEND to a tag matching SRQ starts with this header (struct ibv_tmh,
+ * big-endian): opcode (ibv_tmh_op), 3 reserved bytes, app_ctx, tag.
+ */
+#define SWROCE_TMH_BYTES	16
+
+struct swroce_tm_op {
+	__u32 comp_mask;
+	__u8 opcode;		/* enum swroce_tm_opcode */
+	__u8 flags;		/* enum swroce_tm_op_flags */
+	__u16 reserved_0;
+	__aligned_u64 wr_id;	/* of the op's completion */
+	__u32 unexpected_cnt;	/* SWROCE_TM_OP_FLAG_SYNC */
+	__u32 handle;		/* DEL: what ADD returned */
+	/* ADD: the tagged buffer */
+	__aligned_u64 recv_wr_id;	/* of the message's completion */
+	__aligned_u64 tag;
+	__aligned_u64 mask;	/* matches when TMH.tag & mask == tag */
+	__u32 num_sge;		/* 0 or 1 */
+	__u32 reserved_1;
+	struct swroce_sge sge;
+};
+
+struct swroce_tm_op_resp {
+	__u32 comp_mask;
+	__u32 handle;		/* ADD: names the tag for DEL */
 };
 
 /*
