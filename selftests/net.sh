@@ -90,6 +90,21 @@ ns_pair() {
 	wait_gid "$7" "$(v4gid "10.$5.1")" && wait_gid "$8" "$(v4gid "10.$5.2")"
 }
 
+# ns_pair_del NS_A NS_B DEV_A DEV_B: remove what ns_pair made, if anything
+ns_pair_del() {
+	rdma link del "$3" 2>/dev/null
+	rdma link del "$4" 2>/dev/null
+	ip netns del "$1" 2>/dev/null
+	ip netns del "$2" 2>/dev/null
+}
+# ns_pair_owned NS_A NS_B DEV_A DEV_B: the script owns them: those an
+# earlier run left are removed now, its own when it exits (its EXIT trap)
+ns_pair_owned() {
+	# shellcheck disable=SC2064 # the names are fixed now
+	trap "ns_pair_del $1 $2 $3 $4" EXIT
+	ns_pair_del "$@"
+}
+
 # run_pair GIDOPT PROG SNS SDEV SGID CNS CDEV CGID SERVER_IP [ARGS...]: one
 # client/server run of PROG, the server in namespace SNS, the client in CNS
 # ("" = init_net); GIDOPT is how PROG names the GID index (-g, -x)

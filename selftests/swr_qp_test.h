@@ -179,11 +179,14 @@ static inline void swr_buf_put(uint8_t *buf, size_t len, struct ibv_mr *mr)
 
 /*
  * @qp of @local to RTR towards @dqpn at @gid, and on to RTS but for an
- * XRC_RECV QP (a target only); the PSNs start where they wrap.
+ * XRC_RECV QP (a target only); the PSNs start where they wrap. An RNR NAK
+ * it sends asks for @min_rnr_timer (IBTA's encoding: 12 is 0.64 ms, 1 is
+ * 10 us).
  */
 static inline int swr_tdev_connect(struct ibv_qp *qp,
 				   const struct swr_tdev *local,
-				   const union ibv_gid *gid, uint32_t dqpn)
+				   const union ibv_gid *gid, uint32_t dqpn,
+				   uint8_t min_rnr_timer)
 {
 	bool ini = qp->qp_type == IBV_QPT_XRC_SEND;
 	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
@@ -208,7 +211,7 @@ static inline int swr_tdev_connect(struct ibv_qp *qp,
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
 	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
+	a.min_rnr_timer = min_rnr_timer;
 	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 	       IBV_QP_RQ_PSN;
 	if (!ini)

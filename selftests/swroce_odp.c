@@ -51,47 +51,6 @@ static struct ibv_qp *qp_create(struct swr_tdev *d, struct ibv_cq *cq,
 	return ibv_create_qp(d->pd, &a);
 }
 
-/* @qp of @local to RTS towards @dqpn at @remote's GID. */
-static int rc_connect(struct ibv_qp *qp, const struct swr_tdev *local,
-		      const struct swr_tdev *remote, uint32_t dqpn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = SWR_ALL_ACCESS,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = remote->gid;
-	a.ah_attr.grh.sgid_index = local->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;	/* 10 us: an ODP fault's RNR retries soon */
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;	/* ODP hardware needs it too */
-	a.max_rd_atomic = 16;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) ? -1 : 0;
-}
-
 /* Fresh anonymous memory, never touched by anyone. */
 static uint8_t *fresh(size_t len)
 {
@@ -174,27 +133,10 @@ static void rc_pair(struct __test_metadata *_metadata,
 	self->qb = qp_create(&self->b, self->bcq, IBV_QPT_RC, self->srq);
 	ASSERT_NE(NULL, self->qa);
 	ASSERT_NE(NULL, self->qb);
-	ASSERT_EQ(0, rc_connect(self->qa, &self->a, &self->b,
-				self->qb->qp_num));
-	ASSERT_EQ(0, rc_connect(self->qb, &self->b, &self->a,
-				self->qa->qp_num));
-}
-
-static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t wr_id,
-		void *local, uint32_t len, uint32_t lkey, uint64_t raddr,
-		uint32_t rkey)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)local, .length = len, .lkey = lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(qp, &wr, &bad);
+	ASSERT_EQ(0, swr_tdev_connect(self->qa, &self->a, &self->b.gid,
+				      self->qb->qp_num, 1));
+	ASSERT_EQ(0, swr_tdev_connect(self->qb, &self->b, &self->a.gid,
+				      self->qa->qp_num, 1));
 }
 
 static int post_recv(struct ibv_qp *qp, struct ibv_srq *srq, uint64_t wr_id,
@@ -243,8 +185,8 @@ static void send_test(struct __test_metadata *_metadata,
 	swr_fill(self->abuf, MSG, 11);
 	ASSERT_EQ(0, post_recv(self->qb, self->srq, 2, self->bbuf + 100,
 			       MSG, self->bmr->lkey));
-	ASSERT_EQ(0, post(self->qa, IBV_WR_SEND, 1, self->abuf, MSG,
-			  self->amr->lkey, 0, 0));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_SEND, 1, self->abuf, MSG,
+				    self->amr->lkey, 0, 0, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	wait_wc(_metadata, self->bcq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->bbuf + 100, MSG, 11));
@@ -267,9 +209,10 @@ TEST_F(odp, rc_write_read)
 {
 	rc_pair(_metadata, self, false);
 	swr_fill(self->abuf, MSG, 21);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf, MSG,
-			  self->amr->lkey, (uintptr_t)self->bbuf + 7,
-			  self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf,
+				    MSG, self->amr->lkey,
+				    (uintptr_t)self->bbuf + 7, self->bmr->rkey,
+				    IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->bbuf + 7, MSG, 21));
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf + 7 + MSG,
@@ -277,9 +220,10 @@ TEST_F(odp, rc_write_read)
 
 	/* READ into a part of the client's MR nothing has touched. */
 	swr_fill(self->bbuf + 8 * PAGE, MSG, 22);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_READ, 2,
-			  self->abuf + 8 * PAGE, MSG, self->amr->lkey,
-			  (uintptr_t)self->bbuf + 8 * PAGE, self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_READ, 2,
+				    self->abuf + 8 * PAGE, MSG, self->amr->lkey,
+				    (uintptr_t)self->bbuf + 8 * PAGE,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->abuf + 8 * PAGE, MSG, 22));
 }
@@ -386,21 +330,24 @@ TEST_F(odp, implicit)
 	rc_pair(_metadata, self, false);
 
 	swr_fill(src, MSG, 41);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, src, MSG, ia->lkey,
-			  (uintptr_t)dst + 3, ib->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 1, src, MSG,
+				    ia->lkey, (uintptr_t)dst + 3, ib->rkey,
+				    IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(dst + 3, MSG, 41));
 
 	ASSERT_EQ(0, post_recv(self->qb, NULL, 3, dst + 8 * PAGE, MSG,
 			       ib->lkey));
-	ASSERT_EQ(0, post(self->qa, IBV_WR_SEND, 2, src, MSG, ia->lkey, 0, 0));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_SEND, 2, src, MSG,
+				    ia->lkey, 0, 0, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	wait_wc(_metadata, self->bcq, 3, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(dst + 8 * PAGE, MSG, 41));
 
 	/* Kernel addresses are beyond the process's: refused. */
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 4, src, 64, ia->lkey,
-			  0xffff888000000000ULL, ib->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 4, src, 64,
+				    ia->lkey, 0xffff888000000000ULL, ib->rkey,
+				    IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 4, IBV_WC_REM_ACCESS_ERR);
 
 	ibv_destroy_qp(self->qa);
@@ -431,10 +378,11 @@ TEST_F(odp, prefetch)
 					   &sg, 1))
 			TH_LOG("advice %d flags %u", adv[i / 2], flags);
 		swr_fill(self->abuf, MSG, 50 + i);
-		ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, i, self->abuf,
-				  MSG, self->amr->lkey,
-				  (uintptr_t)self->bbuf + i * 100,
-				  self->bmr->rkey));
+		ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, i,
+					    self->abuf, MSG, self->amr->lkey,
+					    (uintptr_t)self->bbuf + i * 100,
+					    self->bmr->rkey,
+					    IBV_SEND_SIGNALED));
 		wait_wc(_metadata, self->acq, i, IBV_WC_SUCCESS);
 		EXPECT_EQ(-1, swr_check(self->bbuf + i * 100, MSG, 50 + i));
 	}
@@ -510,9 +458,9 @@ TEST_F(odp, remap)
 
 	rc_pair(_metadata, self, false);
 	swr_fill(self->abuf, 2 * PAGE, 61);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf,
-			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
-			  self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 1, self->abuf,
+				    2 * PAGE, self->amr->lkey, (uintptr_t)r,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 1, IBV_WC_SUCCESS);
 	ASSERT_EQ(-1, swr_check(r, 2 * PAGE, 61));
 
@@ -521,9 +469,9 @@ TEST_F(odp, remap)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
 	ASSERT_EQ(-1, swr_check_byte(r, 2 * PAGE, 0));
 	swr_fill(self->abuf, 2 * PAGE, 62);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 2, self->abuf,
-			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
-			  self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 2, self->abuf,
+				    2 * PAGE, self->amr->lkey, (uintptr_t)r,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 2, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(r, 2 * PAGE, 62));
 
@@ -531,17 +479,17 @@ TEST_F(odp, remap)
 	ASSERT_EQ(0, madvise(r, 2 * PAGE, MADV_DONTNEED));
 	ASSERT_EQ(-1, swr_check_byte(r, 2 * PAGE, 0));
 	swr_fill(self->abuf, 2 * PAGE, 63);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_WRITE, 3, self->abuf,
-			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
-			  self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_WRITE, 3, self->abuf,
+				    2 * PAGE, self->amr->lkey, (uintptr_t)r,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 3, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(r, 2 * PAGE, 63));
 
 	/* And a READ sees what the process writes now. */
 	swr_fill(r, 2 * PAGE, 64);
-	ASSERT_EQ(0, post(self->qa, IBV_WR_RDMA_READ, 4, self->abuf,
-			  2 * PAGE, self->amr->lkey, (uintptr_t)r,
-			  self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, IBV_WR_RDMA_READ, 4, self->abuf,
+				    2 * PAGE, self->amr->lkey, (uintptr_t)r,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 4, IBV_WC_SUCCESS);
 	EXPECT_EQ(-1, swr_check(self->abuf, 2 * PAGE, 64));
 }
@@ -555,8 +503,9 @@ static void hole_test(struct __test_metadata *_metadata,
 	rc_pair(_metadata, self, false);
 	ASSERT_EQ(0, munmap(h, PAGE));
 	swr_fill(self->abuf, PAGE, 71);
-	ASSERT_EQ(0, post(self->qa, op, 1, self->abuf, 100, self->amr->lkey,
-			  (uintptr_t)h + 16, self->bmr->rkey));
+	ASSERT_EQ(0, swr_post_send1(self->qa, op, 1, self->abuf, 100,
+				    self->amr->lkey, (uintptr_t)h + 16,
+				    self->bmr->rkey, IBV_SEND_SIGNALED));
 	wait_wc(_metadata, self->acq, 1, IBV_WC_REM_ACCESS_ERR);
 	EXPECT_EQ(-1, swr_check_byte(self->bbuf, 4 * PAGE, 0));
 	EXPECT_EQ(-1, swr_check_byte(h + PAGE, BUFSZ - 5 * PAGE, 0));

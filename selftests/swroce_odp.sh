@@ -22,14 +22,7 @@ set -u
 
 bin=$(dirname "$0")/../build/selftests/swroce_odp
 
-cleanup() {
-	rdma link del swro0 2>/dev/null
-	rdma link del swro1 2>/dev/null
-	ip netns del swr-oa 2>/dev/null
-	ip netns del swr-ob 2>/dev/null
-}
-trap cleanup EXIT
-cleanup
+ns_pair_owned swr-oa swr-ob swro0 swro1
 
 cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 

@@ -124,9 +124,9 @@ FIXTURE_SETUP(tm)
 	ASSERT_NE(NULL, self->bqp) TH_LOG("QP on a TM SRQ: %s",
 					  strerror(errno));
 	ASSERT_EQ(0, swr_tdev_connect(self->aqp, &self->a, &self->b.gid,
-				self->bqp->qp_num));
+				      self->bqp->qp_num, 12));
 	ASSERT_EQ(0, swr_tdev_connect(self->bqp, &self->b, &self->a.gid,
-				self->aqp->qp_num));
+				      self->aqp->qp_num, 12));
 
 	self->abuf = swr_buf_get(self->a.pd, BUFSZ, &self->amr);
 	self->bbuf = swr_buf_get(self->b.pd, BUFSZ, &self->bmr);

@@ -22,14 +22,7 @@ set -u
 
 bin=$(dirname "$0")/../build/selftests/swroce_tm
 
-cleanup() {
-	rdma link del swrtm0 2>/dev/null
-	rdma link del swrtm1 2>/dev/null
-	ip netns del swr-tma 2>/dev/null
-	ip netns del swr-tmb 2>/dev/null
-}
-trap cleanup EXIT
-cleanup
+ns_pair_owned swr-tma swr-tmb swrtm0 swrtm1
 
 wait_gid swroce0 "$(v4gid 10.77.0.1)"
 tap_ok $? "swroce0 has its IPv4 RoCE v2 GID"

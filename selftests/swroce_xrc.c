@@ -134,9 +134,9 @@ FIXTURE_SETUP(xrc)
 	self->inix = ibv_qp_to_qp_ex(self->ini);
 	ASSERT_NE(NULL, self->inix);
 	ASSERT_EQ(0, swr_tdev_connect(self->tgt, &self->b, &self->a.gid,
-				 self->ini->qp_num));
+				      self->ini->qp_num, 12));
 	ASSERT_EQ(0, swr_tdev_connect(self->ini, &self->a, &self->b.gid,
-				 self->tgt->qp_num));
+				      self->tgt->qp_num, 12));
 
 	self->abuf = swr_buf_get(self->a.pd, BUFSZ, &self->amr);
 	/* In the SRQs' PD: what accesses through the target QP check. */

@@ -22,14 +22,7 @@ set -u
 T=300
 bin=$(dirname "$0")/../build/selftests/swroce_xrc
 
-cleanup() {
-	rdma link del swrx0 2>/dev/null
-	rdma link del swrx1 2>/dev/null
-	ip netns del swr-xa 2>/dev/null
-	ip netns del swr-xb 2>/dev/null
-}
-trap cleanup EXIT
-cleanup
+ns_pair_owned swr-xa swr-xb swrx0 swrx1
 
 # xsrq WHERE SNS SDEV SGID CNS CDEV CGID IP: ibv_xsrq_pingpong, data checked
 # by the program itself (it validates each message), exit status 0 both
