@@ -21,7 +21,8 @@
  *
  * Spinlocks (innermost, never held across a sleep):
  *   swr_srq.lock               (one SRQ's consumer side and limit, its
- *                              tag list and counters, swr_tm.c)
+ *                              tag list and counters, and the tm_jobs
+ *                              of the QPs on it, swr_tm.c)
  *   swr_rwq.lock               (one receive WQ's consumer side and state,
  *                              swr_rss.h)
  *   swr_cq.lock                (one CQ's producer side and resize)
