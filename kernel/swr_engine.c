@@ -1880,26 +1880,22 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 			return SWR_DONE;
 		}
 	}
-	/* ODP: the result's page mapped before the atomic executes. */
+	/*
+	 * ODP, before the responder's lock: the result's page mapped before
+	 * the atomic executes; a tag matching SRQ's message head read.
+	 */
+	err = 0;
 	if (nl && (op == SWROCE_WR_ATOMIC_CMP_AND_SWP ||
-		   op == SWROCE_WR_ATOMIC_FETCH_AND_ADD)) {
+		   op == SWROCE_WR_ATOMIC_FETCH_AND_ADD))
 		err = swr_mr_fault(qp->req.lseg[0].mr, qp->req.lseg[0].iova,
 				   sizeof(u64), true);
-		if (err) {
-			swr_segs_put(qp->req.lseg, nl);
-			swr_qp_put(dst);
-			if (err == -EAGAIN)
-				return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
-			swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
-			return SWR_DONE;
-		}
-	}
-
-	has_tmh = swr_local_tmh(qp, dst, w, len, nl, &tmh);
-	if (has_tmh < 0) {
+	has_tmh = err ? 0 : swr_local_tmh(qp, dst, w, len, nl, &tmh);
+	if (has_tmh < 0)
+		err = has_tmh;
+	if (err) {
 		swr_segs_put(qp->req.lseg, nl);
 		swr_qp_put(dst);
-		if (has_tmh == -EAGAIN)
+		if (err == -EAGAIN)
 			return swr_req_wait(qp, SWR_FAULT_WAIT_NS);
 		swr_req_complete(qp, w, IB_WC_LOC_PROT_ERR, 0);
 		return SWR_DONE;
