@@ -27,10 +27,10 @@
 #include "swr_rss.h"
 #include "swr_trace.h"
 #include "swr_udata.h"
+#include "swr_wire.h"
 
 #define SWR_QPN_MAX		0xffffff
 #define SWR_GSI_QPN		1
-#define SWR_PSN_MASK		0xffffff
 
 /*
  * FLUSH permissions (uverbs' IB_UVERBS_ACCESS_FLUSH_GLOBAL/PERSISTENT,

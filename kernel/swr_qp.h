@@ -275,10 +275,12 @@ struct swr_wire_req {
 	u32 nak_psn;		/* PSN of the last sequence NAK acted on */
 	bool nak_seen;		/* nak_psn valid: no timeout since */
 	bool inflight_full;	/* SWR_WIRE_INFLIGHT out: wait for answers */
+	bool late_grace;	/* this timer was found late: extended once */
 	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */
 	u64 ackreq_ts;		/* when the last AckReq went, ktime ns */
 	u64 rtt_ts;		/* when the round-trip probe went; 0: none */
+	u64 heard_ns;		/* when the last response arrived, ktime ns */
 	u32 rtt_psn;		/* the probe's PSN */
 	u8 retry_left;
 	u8 rnr_left;

@@ -25,6 +25,7 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_wire.h"
 
 /* The device's name, in a fixed field: __string() differs in 6.1. */
 #define swr_trace_dev(dst, ibdev)					\
@@ -225,24 +226,57 @@ TRACE_EVENT(swr_retransmit,
  * The retransmission timer of an RC requester expired with @psn the
  * oldest PSN unanswered: it goes back to it with @retry_left retries left
  * after this one, or (@exhausted) fails the WQE with IB_WC_RETRY_EXC_ERR.
+ * Why it expired: out (PSNs sent and not answered), heard_us (since the
+ * last response of any kind arrived; 0: none yet) and rxq (responses that
+ * arrived and wait for the poller) tell a lost packet from a late one.
  */
 TRACE_EVENT(swr_ack_timeout,
 	    TP_PROTO(const struct swr_qp *qp, u32 psn, u8 retry_left,
-		     bool exhausted),
-	    TP_ARGS(qp, psn, retry_left, exhausted),
+		     bool exhausted, u64 now),
+	    TP_ARGS(qp, psn, retry_left, exhausted, now),
 	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
 			     __field(u32, qpn)
 			     __field(u32, psn)
+			     __field(u32, out)
+			     __field(u32, rxq)
+			     __field(u64, heard_us)
 			     __field(u8, retry_left)
 			     __field(bool, exhausted)),
+	    TP_fast_assign(const struct swr_wire_req *wr = &qp->wire->req;
+
+			   swr_trace_dev(__entry->dev, qp->ibqp.device);
+			   __entry->qpn = qp->ibqp.qp_num;
+			   __entry->psn = psn;
+			   __entry->out = (wr->sent_hi - psn) & SWR_PSN_MASK;
+			   __entry->rxq = atomic_read(&qp->wire_rxq_len);
+			   __entry->heard_us = wr->heard_ns ?
+				div_u64(now - wr->heard_ns, NSEC_PER_USEC) : 0;
+			   __entry->retry_left = retry_left;
+			   __entry->exhausted = exhausted),
+	    TP_printk("dev=%s qpn=%u psn=%u out=%u heard_us=%llu rxq=%u retry_left=%u%s",
+		      __entry->dev, __entry->qpn, __entry->psn, __entry->out,
+		      __entry->heard_us, __entry->rxq, __entry->retry_left,
+		      __entry->exhausted ? " exhausted" : "")
+);
+
+/*
+ * The retransmission timer of an RC requester was found expired @late_ns
+ * after its time (the host stalled): extended once instead of counting
+ * (swr_wire.c, SWR_WIRE_LATE_DIV), @psn the oldest PSN unanswered.
+ */
+TRACE_EVENT(swr_ack_timer_late,
+	    TP_PROTO(const struct swr_qp *qp, u32 psn, u64 late_ns),
+	    TP_ARGS(qp, psn, late_ns),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(u32, qpn)
+			     __field(u32, psn)
+			     __field(u64, late_us)),
 	    TP_fast_assign(swr_trace_dev(__entry->dev, qp->ibqp.device);
 			   __entry->qpn = qp->ibqp.qp_num;
 			   __entry->psn = psn;
-			   __entry->retry_left = retry_left;
-			   __entry->exhausted = exhausted),
-	    TP_printk("dev=%s qpn=%u psn=%u retry_left=%u%s", __entry->dev,
-		      __entry->qpn, __entry->psn, __entry->retry_left,
-		      __entry->exhausted ? " exhausted" : "")
+			   __entry->late_us = div_u64(late_ns, NSEC_PER_USEC)),
+	    TP_printk("dev=%s qpn=%u psn=%u late_us=%llu", __entry->dev,
+		      __entry->qpn, __entry->psn, __entry->late_us)
 );
 
 /* A NAK or RNR NAK for @psn, with its AETH syndrome. */

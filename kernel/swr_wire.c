@@ -37,6 +37,19 @@
  */
 #define SWR_WIRE_WC_FAULT	((enum ib_wc_status)0xff)
 #define SWR_WIRE_FAULT_WAIT_NS	(50 * NSEC_PER_USEC)
+/*
+ * A retransmission timer the poller finds expired more than a
+ * SWR_WIRE_LATE_DIV-th of the timeout ago: the host stalled (a VM whose
+ * vCPUs were not scheduled for a while), and the answers to what was sent
+ * before were held up with the poller; a QP that had heard nothing for
+ * 0.3-0.5 s with only 2-12 PSNs out, several QPs at once, was measured
+ * under TCG on a busy host. Resending the window then is go-back-N for
+ * nothing. Such a timer is extended once, by a SWR_WIRE_LATE_GRACE-th of
+ * the timeout, before it counts: a packet really lost costs at most that
+ * much more.
+ */
+#define SWR_WIRE_LATE_DIV	8
+#define SWR_WIRE_LATE_GRACE	4
 
 /* IBTA table 45: the RNR NAK timer field, in units of 10 us. */
 static const u32 swr_wire_rnr_10us[32] = {
@@ -198,6 +211,22 @@ static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 	u64 tmo = swr_wire_tmo(p->timeout);
 
 	wr->deadline = tmo && !swr_wire_idle(qp) ? ktime_get_ns() + tmo : 0;
+	wr->late_grace = false;
+}
+
+/* The retransmission timer has expired at @now: true if that counts. */
+static bool swr_wire_expired(struct swr_qp *qp, const struct swr_wire_path *p,
+			     u64 now)
+{
+	struct swr_wire_req *wr = &qp->wire->req;
+	u64 tmo = swr_wire_tmo(p->timeout), late = now - wr->deadline;
+
+	if (wr->late_grace || late <= tmo / SWR_WIRE_LATE_DIV)
+		return true;
+	wr->late_grace = true;
+	wr->deadline = now + tmo / SWR_WIRE_LATE_GRACE;
+	trace_swr_ack_timer_late(qp, swr_wire_base_psn(wr), late);
+	return false;
 }
 
 /* The PSNs a WQE of @opcode and @len bytes takes at @mtu. */
@@ -907,6 +936,7 @@ static void swr_wire_req_rx(struct swr_qp *qp, struct sk_buff *skb,
 		aeth = ntohl(((const struct swr_aeth *)(hdr +
 			      sizeof(*bth)))->smsn);
 	syn = aeth >> SWR_AETH_SYN_SHIFT;
+	wr->heard_ns = cb->rx_ns;
 
 	switch (op) {
 	case SWR_OP_ACK:
@@ -1030,11 +1060,12 @@ void swr_wire_poll(struct swr_qp *qp)
 		}
 		wr->rnr_until = 0;
 	}
-	if (wr->deadline && now >= wr->deadline) {
+	if (wr->deadline && now >= wr->deadline &&
+	    swr_wire_expired(qp, &p, now)) {
 		swr_qp_count(qp, SWR_CNT_TIMEOUTS);
 		trace_swr_ack_timeout(qp, swr_wire_base_psn(wr),
 				      wr->retry_left ? wr->retry_left - 1 : 0,
-				      !wr->retry_left);
+				      !wr->retry_left, now);
 		if (!wr->retry_left) {
 			swr_wire_retire(qp, IB_WC_RETRY_EXC_ERR);
 			return;
