@@ -138,13 +138,7 @@ mkdir -p "$log" || tap_bail "mkdir $log"
 # tracefs, if the kernel has it: each case records the requesters' ACK
 # timeouts, and the timers found late (swr_ack_timeout says how long ago
 # the QP last heard a response), to tell a lost packet from a late one.
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/events" ] || mount -t tracefs nodev "$d" 2>/dev/null
-	if [ -e "$d/events/swroce/swr_ack_timeout/enable" ]; then
-		T=$d
-		break
-	fi
-done
+T=$(tracefs_find swr_ack_timeout/enable) || T=""
 TRACE_EV=(swr_ack_timeout swr_ack_timer_late)
 
 # trace_case on|off: start a case's trace (an empty buffer and a marker

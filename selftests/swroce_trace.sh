@@ -24,6 +24,8 @@ set -u
 . "$(dirname "$0")/tap.sh"
 # shellcheck source=selftests/net.sh
 . "$(dirname "$0")/net.sh"
+# shellcheck source=selftests/kmsg.sh
+. "$(dirname "$0")/kmsg.sh"
 
 bin=$(dirname "$0")/../build/selftests/swroce_trace
 loss=$(dirname "$0")/../build/selftests/swroce_loss
@@ -49,14 +51,8 @@ cleanup() {
 trap cleanup EXIT
 
 # tracefs: where the kernel mounts it, or under debugfs
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/events" ] || mount -t tracefs nodev "$d" 2>/dev/null
-	if [ -e "$d/events/swroce/enable" ]; then
-		T=$d
-		break
-	fi
-done
-[ -n "$T" ] || tap_bail "no tracefs with events/swroce"
+T=$(tracefs_find enable) ||
+	tap_bail "no tracefs with events/swroce"
 on0=$(cat "$T/tracing_on")
 clock0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 # "7 (expanded: 1408)" until first used
