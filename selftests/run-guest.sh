@@ -236,12 +236,11 @@ step cc-basic selftests/swroce_cc_basic.sh
 # bottleneck with an fq_codel child that marks CE, CC on and off
 # (fairness, utilisation, drops, CNPs; CSV and plots in
 # build/results/<kver>/cc/; Documentation/congestion.rst). Its figures are
-# rates: not on the debug kernel (KASAN and lockdep slow the guest below
-# the bottleneck's 100 Mbit/s), and not yet on 6.1, whose slower guest
-# fails the 4-flow case in about one run of three (J down to 0.88, or a
-# few hundred drops), unless named (make check-cc runs both kernels).
-if [[ "$only" == *" cc "* ]] ||
-   { [[ "$kver" != *-swroce-debug ]] && [[ "$kver" != 6.1.* ]]; }; then
+# rates, and a TCG guest on a shared host does not hold them: the 2-flow
+# case's utilisation was 66-92% on 6.12 (bound 85%) in this host's runs,
+# the 4-flow case on 6.1 fails about one run in three. So only when named:
+# make check-cc runs it on both kernels.
+if [[ "$only" == *" cc "* ]]; then
 	step cc selftests/swroce_cc.sh
 fi
 
