@@ -226,9 +226,9 @@ TRACE_EVENT(swr_retransmit,
  * The retransmission timer of an RC requester expired with @psn the
  * oldest PSN unanswered: it goes back to it with @retry_left retries left
  * after this one, or (@exhausted) fails the WQE with IB_WC_RETRY_EXC_ERR.
- * Why it expired: out (PSNs sent and not answered), heard_us (since the
- * last response of any kind arrived; 0: none yet) and rxq (responses that
- * arrived and wait for the poller) tell a lost packet from a late one.
+ * Why it expired: out (PSNs sent and not answered) and heard_us (since
+ * the last response of any kind arrived; 0: none yet) tell a lost packet
+ * from a late one.
  */
 TRACE_EVENT(swr_ack_timeout,
 	    TP_PROTO(const struct swr_qp *qp, u32 psn, u8 retry_left,
@@ -238,7 +238,6 @@ TRACE_EVENT(swr_ack_timeout,
 			     __field(u32, qpn)
 			     __field(u32, psn)
 			     __field(u32, out)
-			     __field(u32, rxq)
 			     __field(u64, heard_us)
 			     __field(u8, retry_left)
 			     __field(bool, exhausted)),
@@ -248,14 +247,13 @@ TRACE_EVENT(swr_ack_timeout,
 			   __entry->qpn = qp->ibqp.qp_num;
 			   __entry->psn = psn;
 			   __entry->out = (wr->sent_hi - psn) & SWR_PSN_MASK;
-			   __entry->rxq = atomic_read(&qp->wire_rxq_len);
 			   __entry->heard_us = wr->heard_ns ?
 				div_u64(now - wr->heard_ns, NSEC_PER_USEC) : 0;
 			   __entry->retry_left = retry_left;
 			   __entry->exhausted = exhausted),
-	    TP_printk("dev=%s qpn=%u psn=%u out=%u heard_us=%llu rxq=%u retry_left=%u%s",
+	    TP_printk("dev=%s qpn=%u psn=%u out=%u heard_us=%llu retry_left=%u%s",
 		      __entry->dev, __entry->qpn, __entry->psn, __entry->out,
-		      __entry->heard_us, __entry->rxq, __entry->retry_left,
+		      __entry->heard_us, __entry->retry_left,
 		      __entry->exhausted ? " exhausted" : "")
 );
 
