@@ -64,7 +64,10 @@
 # every pair ran until stopped (exit 143, SIGTERM), the client reporting.
 #
 # Environment: CC_RATE the bottleneck rate as tc writes it (default
-# 100mbit; swroce fills ~300-500 Mbit/s across a veth in the TCG guest).
+# 100mbit; swroce fills ~300-500 Mbit/s across a veth in the TCG guest);
+# for comparisons (Documentation/congestion.rst): CC_AQM fq_codel or red,
+# CC_CE_THRESHOLD fq_codel's ce_threshold (default 2ms), CC_SAMPLER_NICE
+# the sampler's nice value (default: the script's, -5).
 # Runs as root inside the test guest (selftests/run-guest.sh), with the
 # provider installed. TAP on stdout.
 
@@ -215,6 +218,7 @@ gb=$(gid_index $DEVB "$(v4gid $IPB)")
 #    With red the checks below are expected to fail; it is kept to
 #    compare (CC_AQM=red).
 AQM=${CC_AQM:-fq_codel}
+CE=${CC_CE_THRESHOLD:-2ms}
 read -r burst rmin rmax rburst rlimit < <(awk -v b="$rate_bps" 'BEGIN {
 	B = b / 8; a = 1100
 	burst = B * 0.01; if (burst < 16384) burst = 16384
@@ -225,7 +229,7 @@ read -r burst rmin rmax rburst rlimit < <(awk -v b="$rate_bps" 'BEGIN {
 case $AQM in
 fq_codel)
 	aqm=(fq_codel limit $((rlimit / 1100)) flows 1 target 5ms
-	     interval 100ms ce_threshold 2ms ecn) ;;
+	     interval 100ms ce_threshold "$CE" ecn) ;;
 red)
 	aqm=(red limit "$rlimit" min "$rmin" max "$rmax" avpkt 1100
 	     burst "$rburst" probability 0.1 bandwidth "$RATE" ecn) ;;
@@ -272,7 +276,8 @@ snap() {
 			 $DEVA:tx_dropped $DEVB:tx_dropped \
 			 $DEVB:out_of_sequence \
 			 $DEVB:np_ecn_marked_roce_packets $DEVB:np_cnp_sent \
-			 $DEVA:rp_cnp_handled $DEVA:rp_cnp_ignored; do
+			 $DEVA:rp_cnp_handled $DEVA:rp_cnp_ignored \
+			 $DEVA:poller_wakeups $DEVA:doorbells; do
 			read -r v 2>/dev/null <"$sys/${c%%:*}/ports/1/hw_counters/${c#*:}" ||
 				v=NA
 			case $c in
@@ -402,6 +407,7 @@ run_case() {
 	: >"$log/$name.qdisc"
 	sample "$log/$name.qdisc" >"$log/$name.samples" &
 	sampler=$!
+	[ -z "${CC_SAMPLER_NICE:-}" ] || renice -n "$CC_SAMPLER_NICE" -p $sampler >/dev/null
 	# Flow k starts (k - 1) * GAP s after the first. A client starts at
 	# nice 0 (at 19 its start took seconds next to the running flows) and
 	# is reniced to 19 once its first writes are acknowledged.
@@ -540,6 +546,13 @@ run_case() {
 		for (k in a)
 			if (k ~ /^ccb0_rx_drop_/ && a[k] > 0)
 				printf "# %s: %s %s\n", c, k, a[k] }' "$log/$name.delta"
+	# who sent: the poller woken (a paced QP's deadline) or the clients'
+	# doorbells, per second of the window
+	awk -v c="$name" 'NR == FNR { a[$1] = $2; next } { b[$1] = $2 } END {
+		t = b["time"] - a["time"]
+		printf "# %s, window: cca0 poller_wakeups %.0f/s, doorbells %.0f/s\n", c,
+			(b["poller_wakeups"] - a["poller_wakeups"]) / t, (b["doorbells"] - a["doorbells"]) / t }' \
+		"$log/$name.ws" "$log/$name.we"
 	trace_show "$name"
 	awk -v c="$name" '{ a[$1] = $2 } END {
 		printf "# %s, teardown (not judged): retransmits %s, ack_timeouts %s, ccb0 rx_drop_qp %s\n", c,

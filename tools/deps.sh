@@ -14,8 +14,8 @@ packages=(
 	gcc make kmod xz-utils cpio sparse shellcheck python3 clang
 	libibverbs-dev librdmacm-dev
 	# make deb: Debian's packaging tools; dkms for the guest's install test;
-	# man for the lint of swroce.7
-	dpkg-dev debhelper dh-dkms dkms fakeroot man-db
+	# man for the lint of swroce.7, docutils for the .rst documents'
+	dpkg-dev debhelper dh-dkms dkms fakeroot man-db python3-docutils
 	# kernel sources: kselftest harness, checkpatch
 	linux-source-6.1 linux-source-6.12
 	# the guest

@@ -9,6 +9,7 @@
 #   - the uAPI header's layout, identical for 32- and 64-bit user space
 #   - shellcheck on the shell scripts, when installed
 #   - the man page renders without a warning (man --warnings)
+#   - the reStructuredText documents parse without a warning (docutils)
 # The provider and the selftests build with -Werror in any case.
 
 set -u
@@ -71,6 +72,14 @@ fi
 LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l Documentation/swroce.7 \
 	2>"$tmp/man" >/dev/null || echo "man failed" >>"$tmp/man"
 report man-swroce.7 "$tmp/man"
+
+# Debian's docutils (python3-docutils), not another python3 on the PATH
+: >"$tmp/rst"
+for f in $(git ls-files '*.rst'); do
+	/usr/bin/python3 -m docutils --halt=warning --report=warning "$f" \
+		/dev/null >>"$tmp/rst" 2>&1
+done
+report rst "$tmp/rst"
 
 echo "1..$n"
 [ $failed -eq 0 ]
