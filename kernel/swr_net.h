@@ -46,10 +46,11 @@
  * Who runs what
  * -------------
  * Transmit runs in the poller (the requester, sq_lock held) with bottom
- * halves off and under rcu_read_lock() (swr_xmit_batch()). Receive runs in softirq (the UDP encap_rcv hook): it
- * validates the packet (lengths, pad, version, opcode, P_Key, ICRC, QPN),
- * then processes it at once under the destination QP's resp_lock -
- * delivery of one datagram is a bounded copy. Packets that fail a check
+ * halves off and under rcu_read_lock() (swr_xmit_batch()). Receive runs
+ * in softirq (the UDP encap_rcv hook): it validates the packet (lengths,
+ * pad, version, opcode, P_Key, ICRC, QPN), then processes it at once
+ * under the destination QP's resp_lock - delivery of one datagram is a
+ * bounded copy. Packets that fail a check
  * are dropped and counted (SWR_CNT_RX_DROPPED), never logged beyond
  * ibdev_dbg().
  *

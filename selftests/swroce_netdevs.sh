@@ -26,6 +26,10 @@
 #            RDMA core's rdma_cm takes only Ethernet netdevs for RoCE)
 #   wireguard: nd-wa wga 10.89.1.1 <-> wgb 10.89.1.2 nd-wb over a veth
 #            (likewise L3)
+#   reroute: nd-ra ra 10.91.1.1 =veth= rb 10.91.1.2 nd-rb: a blackhole
+#            route to the peer added mid-transfer stops the traffic at
+#            once, its removal lets it resume (transmit looks the route
+#            up once per batch and checks it before every packet)
 #   dummy:   the namespace's UDP socket lives as long as a device does
 #
 # Runs as root inside the test guest (selftests/run-guest.sh), with the
@@ -39,11 +43,11 @@ set -u
 
 T=300
 # SWR_NETDEVS: the parts to run (default all), e.g. "bond tun"
-parts=" ${SWR_NETDEVS:-ports upper macvlan bond lacp tun wireguard dummy refused} "
+parts=" ${SWR_NETDEVS:-ports upper macvlan bond lacp tun wireguard reroute dummy refused} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
 all_ns="nd-pa nd-pb nd-ua nd-ub nd-mp nd-ma nd-mb nd-ip nd-ia
-	nd-ib nd-ba nd-bb nd-la nd-lb nd-ta nd-tb nd-wa nd-wb nd-d"
+	nd-ib nd-ba nd-bb nd-la nd-lb nd-ta nd-tb nd-wa nd-wb nd-ra nd-rb nd-d"
 tunpipe=
 
 cleanup() {
@@ -330,6 +334,53 @@ traffic bond nd-ba ndb0 10.86.1.1 nd-bb ndb1 10.86.1.2
 	pp ibv_rc_pingpong nd-ba ndb0 "$ga" nd-bb ndb1 "$gb" 10.86.1.1 -c \
 		-s 4096 -n 50
 	tap_ok $? "bond: after the failover, a new ibv_rc_pingpong runs, data checked"
+}
+fi
+
+# --- reroute: the route changes mid-transfer -----------------------------------
+# Transmit looks the route up once per batch of packets and checks it
+# (dst_check()) before each one: a route added mid-transfer must take
+# effect at once, not when some cached route expires. A blackhole route to
+# the peer stops every packet (the lookup fails: dropped and counted as
+# tx_dropped) while the requester keeps sending; removed, the traffic
+# resumes and the 8 s of ib_write_bw complete. QP timeout 18 (1 s, 7
+# retries): the second of blackhole costs the requester one timeout.
+if part reroute; then
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+ip link add ra netns nd-ra type veth peer name rb netns nd-rb &&
+ns_run nd-ra ip addr add 10.91.1.1/24 dev ra &&
+ns_run nd-rb ip addr add 10.91.1.2/24 dev rb &&
+ns_run nd-ra ip link set ra up && ns_run nd-rb ip link set rb up &&
+bind nd-ra ndr0 ra && bind nd-rb ndr1 rb
+tap_ok $? "reroute: devices on a veth"
+ga=$(v4gid 10.91.1.1) gb=$(v4gid 10.91.1.2)
+wait_gid ndr0 "$ga" && wait_gid ndr1 "$gb"
+tap_ok $? "reroute: the devices have their addresses' GIDs"
+{
+	pt ib_write_bw nd-rb ndr1 "$gb" nd-ra ndr0 "$ga" 10.91.1.2 \
+		-s 65536 -D 8 -u 18 &
+	ppid=$!
+	rx0=$(hw ndr1 rx_pkts)
+	running() { [ "$(hw ndr1 rx_pkts)" -gt $((rx0 + 200)) ]; }
+	wait_for 60 running
+	d1=$(hw ndr0 tx_dropped)
+	ns_run nd-ra ip route add blackhole 10.91.1.2/32
+	# what left before the route changed arrives within the settle time
+	sleep 0.5
+	r1=$(hw ndr1 rx_pkts)
+	sleep 1
+	r2=$(hw ndr1 rx_pkts) d2=$(hw ndr0 tx_dropped)
+	ns_run nd-ra ip route del blackhole 10.91.1.2/32
+	wait $ppid
+	rc=$?
+	r3=$(hw ndr1 rx_pkts)
+	echo "# blackhole: ndr1 received $((r2 - r1)) in 1 s, ndr0 dropped" \
+		"$((d2 - d1)); after: ndr1 received $((r3 - r2)), ndr0" \
+		"retransmits $(hw ndr0 retransmits) timeouts $(hw ndr0 ack_timeouts)"
+	[ "$r2" = "$r1" ] && [ "$d2" -gt "$d1" ]
+	tap_ok $? "reroute: a blackhole route added mid-transfer stops every packet at once"
+	[ $rc -eq 0 ] && [ "$r3" -gt "$r2" ]
+	tap_ok $? "reroute: removed, the traffic resumes and ib_write_bw completes"
 }
 fi
 
