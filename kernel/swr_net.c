@@ -271,121 +271,164 @@ __be16 swr_sport(u32 sqpn, u32 dqpn)
 }
 
 /*
- * Put IP and UDP headers in front of @skb (its data is the BTH, its tail
- * the ICRC's 4 bytes), compute the ICRC and send it. Consumes @skb.
+ * The route of a batch (swr_xmit_batch()): looked up once for the batch,
+ * held until it is sent, and checked before each packet (dst_check(): a
+ * route, address or link change since the lookup makes it obsolete) so
+ * that no packet leaves on a route the stack has given up. RCU read side
+ * (sdev->wire).
  */
-int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
-	     const struct swr_wire_dest *d, __be16 sport)
-{
-	u32 roce_len = skb->len - SWR_ICRC_BYTES;
-	u8 *bth = skb->data;
-	/* For the drop event: the skb may be gone by then. */
-	u32 dqpn = get_unaligned_be32(bth + offsetof(struct swr_bth, qpn)) &
-		   SWR_QPN_MASK;
+struct swr_tx_route {
 	struct swr_wire *wire;
-	struct udphdr *udph;
-	struct dst_entry *dst;
-	struct net *net;
+	struct dst_entry *dst;	/* referenced, NULL: not looked up */
 	struct sock *sk;
-	bool v4 = swr_gid_v4(&d->dgid);
-	u32 dgram_len;
-	void *iph;
-	int err;
+	u32 cookie;		/* IPv6: the fib6 serial number it had */
+	int err;		/* the lookup's error */
+};
 
-	rcu_read_lock();
-	wire = rcu_dereference(sdev->wire);
-	if (!wire || (!v4 && !wire->sk6)) {
-		err = -ENETUNREACH;
-		goto drop;
-	}
-	net = wire->net;
+/* Look up the route of @d into @rt (its old one released). */
+static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
+			     const struct swr_wire_dest *d, bool v4)
+{
+	int oif = d->oif ?: sdev->ndev->ifindex;
+	struct dst_entry *dst;
 
+	dst_release(rt->dst);
+	rt->dst = NULL;
+	rt->wire = rcu_dereference(sdev->wire);
+	rt->err = -ENETUNREACH;
+	if (!rt->wire || (!v4 && !rt->wire->sk6))
+		return;
 	if (v4) {
 		struct flowi4 fl = {
-			.flowi4_oif = d->oif ?: sdev->ndev->ifindex,
+			.flowi4_oif = oif,
 			.flowi4_proto = IPPROTO_UDP,
 		};
-		struct rtable *rt;
+		struct rtable *r;
 
 		memcpy(&fl.daddr, d->dgid.raw + 12, 4);
 		memcpy(&fl.saddr, d->sgid.raw + 12, 4);
-		rt = ip_route_output_key(net, &fl);
-		if (IS_ERR(rt)) {
-			err = PTR_ERR(rt);
-			goto drop;
-		}
-		dst = &rt->dst;
-		sk = wire->sk4->sk;
+		r = ip_route_output_key(rt->wire->net, &fl);
+		dst = IS_ERR(r) ? ERR_CAST(r) : &r->dst;
+		rt->sk = rt->wire->sk4->sk;
 	} else {
 		struct flowi6 fl6 = {
-			.flowi6_oif = d->oif ?: sdev->ndev->ifindex,
+			.flowi6_oif = oif,
 			.flowi6_proto = IPPROTO_UDP,
 		};
 
 		memcpy(&fl6.daddr, d->dgid.raw, sizeof(fl6.daddr));
 		memcpy(&fl6.saddr, d->sgid.raw, sizeof(fl6.saddr));
-		sk = wire->sk6->sk;
-		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
-		if (IS_ERR(dst)) {
-			err = PTR_ERR(dst);
-			goto drop;
-		}
+		rt->sk = rt->wire->sk6->sk;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(rt->wire->net, rt->sk,
+						      &fl6, NULL);
+		if (!IS_ERR(dst))
+			rt->cookie = rt6_get_cookie((struct rt6_info *)dst);
 	}
+	if (IS_ERR(dst)) {
+		rt->err = PTR_ERR(dst);
+		return;
+	}
+	rt->dst = dst;
+	rt->err = 0;
+}
 
-	udph = skb_push(skb, sizeof(*udph));
+/*
+ * The route for the next packet of the batch: the one looked up for the
+ * packet before unless the device left its wire or the route went
+ * obsolete since. 0, or the error to drop the packet with.
+ */
+static int swr_tx_route(struct swr_dev *sdev, struct swr_tx_route *rt,
+			const struct swr_wire_dest *d, bool v4)
+{
+	if (!rt->dst || rt->wire != rcu_access_pointer(sdev->wire) ||
+	    !dst_check(rt->dst, rt->cookie))
+		swr_tx_route_get(sdev, rt, d, v4);
+	return rt->err;
+}
+
+/* Put the UDP and IP headers of @d in front of @skb (data at the BTH). */
+static void *swr_tx_headers(struct swr_dev *sdev, struct sk_buff *skb,
+			    const struct swr_wire_dest *d, __be16 sport,
+			    struct dst_entry *dst, bool v4)
+{
+	u8 tclass = swr_cc_tclass(sdev, d->traffic_class, *skb->data);
+	struct udphdr *udph = skb_push(skb, sizeof(*udph));
+	struct ipv6hdr *ip6;
+	struct iphdr *ip4;
+
 	skb_reset_transport_header(skb);
 	udph->source = sport;
 	udph->dest = htons(SWR_ROCE_UDP_PORT);
 	udph->len = htons(skb->len);
 	udph->check = 0;
 
-	skb_dst_set(skb, dst);
 	skb->priority = d->sl;
 	skb->ignore_df = 0;
 	skb->ip_summed = CHECKSUM_NONE;
 	if (v4) {
-		struct iphdr *ip4 = skb_push(skb, sizeof(*ip4));
-
+		ip4 = skb_push(skb, sizeof(*ip4));
 		skb_reset_network_header(skb);
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 		skb->protocol = htons(ETH_P_IP);
 		ip4->version = 4;
 		ip4->ihl = sizeof(*ip4) >> 2;
-		ip4->tos = swr_cc_tclass(sdev, d->traffic_class, *bth);
+		ip4->tos = tclass;
 		ip4->tot_len = htons(skb->len);
 		ip4->id = 0;
 		ip4->frag_off = htons(IP_DF);
-		ip4->ttl = d->hop_limit ? d->hop_limit :
-			   ip4_dst_hoplimit(dst);
+		ip4->ttl = d->hop_limit ? d->hop_limit : ip4_dst_hoplimit(dst);
 		ip4->protocol = IPPROTO_UDP;
 		memcpy(&ip4->saddr, d->sgid.raw + 12, 4);
 		memcpy(&ip4->daddr, d->dgid.raw + 12, 4);
 		ip4->check = 0;
-		iph = ip4;
-	} else {
-		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
-
-		skb_reset_network_header(skb);
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		skb->protocol = htons(ETH_P_IPV6);
-		ip6_flow_hdr(ip6, swr_cc_tclass(sdev, d->traffic_class, *bth),
-			     htonl(d->flow_label & 0xfffff));
-		ip6->payload_len = htons(skb->len - sizeof(*ip6));
-		ip6->nexthdr = IPPROTO_UDP;
-		ip6->hop_limit = d->hop_limit ? d->hop_limit :
-				 ip6_dst_hoplimit(dst);
-		memcpy(&ip6->saddr, d->sgid.raw, sizeof(ip6->saddr));
-		memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
-		iph = ip6;
+		return ip4;
 	}
-	put_unaligned_le32(swr_icrc(sdev, iph, v4, bth, roce_len), bth + roce_len);
-	dgram_len = skb->len;
+	ip6 = skb_push(skb, sizeof(*ip6));
+	skb_reset_network_header(skb);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb->protocol = htons(ETH_P_IPV6);
+	ip6_flow_hdr(ip6, tclass, htonl(d->flow_label & 0xfffff));
+	ip6->payload_len = htons(skb->len - sizeof(*ip6));
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = d->hop_limit ? d->hop_limit : ip6_dst_hoplimit(dst);
+	memcpy(&ip6->saddr, d->sgid.raw, sizeof(ip6->saddr));
+	memcpy(&ip6->daddr, d->dgid.raw, sizeof(ip6->daddr));
+	return ip6;
+}
 
+/*
+ * Send one packet of a batch (its data the BTH, its tail the ICRC's 4
+ * bytes) on @rt: headers, ICRC, ip_local_out(). Consumes @skb.
+ */
+static int swr_tx_one(struct swr_dev *sdev, struct swr_tx_route *rt,
+		      struct sk_buff *skb, const struct swr_wire_dest *d,
+		      __be16 sport, bool v4)
+{
+	u32 roce_len = skb->len - SWR_ICRC_BYTES;
+	u8 *bth = skb->data;
+	/* For the drop event: the skb may be gone by then. */
+	u32 dqpn = get_unaligned_be32(bth + offsetof(struct swr_bth, qpn)) &
+		   SWR_QPN_MASK;
+	u32 dgram_len;
+	void *iph;
+	int err;
+
+	err = swr_tx_route(sdev, rt, d, v4);
+	if (err) {
+		kfree_skb(skb);
+		swr_tx_drop(sdev, dqpn);
+		return err;
+	}
+	iph = swr_tx_headers(sdev, skb, d, sport, rt->dst, v4);
+	put_unaligned_le32(swr_icrc(sdev, iph, v4, bth, roce_len),
+			   bth + roce_len);
+	dgram_len = skb->len;
+	/* The batch holds the route: no reference per packet. */
+	skb_dst_set_noref(skb, rt->dst);
 	if (v4)
-		err = ip_local_out(net, sk, skb);
+		err = ip_local_out(rt->wire->net, rt->sk, skb);
 	else
-		err = ip6_local_out(net, sk, skb);
-	rcu_read_unlock();
+		err = ip6_local_out(rt->wire->net, rt->sk, skb);
 	err = net_xmit_eval(err);
 	if (err) {
 		swr_tx_drop(sdev, dqpn);
@@ -398,12 +441,50 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	if (rdma_is_multicast_addr((struct in6_addr *)d->dgid.raw))
 		swr_port_count(sdev, SWR_PSTAT_XMIT_MCAST, 1);
 	return 0;
+}
 
-drop:
+/*
+ * Send the packets queued on @q to @d, in order, and empty @q. Bottom
+ * halves stay off while they go out: on a veth (or loopback) each
+ * netif_rx() then only queues its packet for the peer, and the receive
+ * softirq takes the whole batch in one pass when they come back on,
+ * instead of running once per packet inside its transmit. The RCU read
+ * side this opens keeps sdev->wire, and with it the socket and the
+ * namespace, for the batch (swr_net_detach() and the pernet exit wait
+ * with synchronize_net()). Returns the first error, 0 if none.
+ */
+int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
+		   const struct swr_wire_dest *d, __be16 sport)
+{
+	struct swr_tx_route rt = { };
+	bool v4 = swr_gid_v4(&d->dgid);
+	struct sk_buff *skb;
+	int err = 0, e;
+
+	if (skb_queue_empty(q))
+		return 0;
+	local_bh_disable();
+	rcu_read_lock();
+	while ((skb = __skb_dequeue(q))) {
+		e = swr_tx_one(sdev, &rt, skb, d, sport, v4);
+		if (!err)
+			err = e;
+	}
+	dst_release(rt.dst);
 	rcu_read_unlock();
-	kfree_skb(skb);
-	swr_tx_drop(sdev, dqpn);
+	local_bh_enable();
 	return err;
+}
+
+/* Send one packet (data at the BTH, ICRC room at the tail); consumes it. */
+int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
+	     const struct swr_wire_dest *d, __be16 sport)
+{
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	__skb_queue_tail(&q, skb);
+	return swr_xmit_batch(sdev, &q, d, sport);
 }
 
 /* An skb with room for every header, its data at the BTH (@hdr_len). */

@@ -26,13 +26,31 @@
  * random IPv4 identification after the ICRC, which covers it, was
  * computed; like rxe we send identification 0 with DF.
  *
+ * Transmit in batches
+ * -------------------
+ * The requester queues the packets of a turn (up to SWR_TX_BATCH, and at
+ * most up to the next one asking for an ACK) and the responder the READ
+ * responses of a burst, then sends them with swr_xmit_batch(): the route
+ * is looked up once per batch instead of once per packet and checked
+ * with dst_check() before each one, and the bottom halves stay off while
+ * they go out, so that a veth peer's receive softirq takes the batch in
+ * one pass. The neighbour is still resolved per packet by the IP stack.
+ * A UDP GSO skb with a frag list of ready-made packets (each its own BTH
+ * and ICRC) would also save the IP output and qdisc pass per packet; it
+ * is not what we send, because it stays one skb up to the peer's UDP
+ * socket on a veth: a qdisc or tc action that rewrites the ECN bits (the
+ * DCQCN marking) reaches its first packet only, netem drops, duplicates
+ * or delays a whole batch as one packet, and the IPv4 total length of a
+ * batch must stay below 64 KiB on 6.1 (Documentation/performance.rst).
+ *
  * Who runs what
  * -------------
- * Transmit runs in the poller (the requester, sq_lock held) under
- * rcu_read_lock(). Receive runs in softirq (the UDP encap_rcv hook): it
- * validates the packet (lengths, pad, version, opcode, P_Key, ICRC, QPN),
- * then processes it at once under the destination QP's resp_lock -
- * delivery of one datagram is a bounded copy. Packets that fail a check
+ * Transmit runs in the poller (the requester, sq_lock held) with bottom
+ * halves off and under rcu_read_lock() (swr_xmit_batch()). Receive runs
+ * in softirq (the UDP encap_rcv hook): it validates the packet (lengths,
+ * pad, version, opcode, P_Key, ICRC, QPN), then processes it at once
+ * under the destination QP's resp_lock - delivery of one datagram is a
+ * bounded copy. Packets that fail a check
  * are dropped and counted (SWR_CNT_RX_DROPPED), never logged beyond
  * ibdev_dbg().
  *
@@ -123,6 +141,20 @@ void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
 /* Prepend IP/UDP, compute the ICRC, send; consumes @skb. */
 int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 	     const struct swr_wire_dest *d, __be16 sport);
+/*
+ * The same for every skb on @q (unlocked: the caller's own list), in
+ * order, with one route lookup and one bottom-half pass for all of them
+ * ("Transmit in batches" above); empties @q. Any context but hard IRQ;
+ * nothing in it sleeps. Returns the first error, 0 if none.
+ */
+int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
+		   const struct swr_wire_dest *d, __be16 sport);
+/*
+ * Packets a caller queues at most before it sends them with
+ * swr_xmit_batch(): the bottom halves stay off that long, and the peer's
+ * backlog (netdev_max_backlog, 1000 by default) takes them at once.
+ */
+#define SWR_TX_BATCH	16
 
 /*
  * swr_wire.c: RC and UC over the wire.

@@ -364,11 +364,23 @@ static u32 swr_wire_pkt_index(const struct swr_wire_ent *e, u32 sent)
 	return sent;
 }
 
-/* Send packet @k of @e at @now. 0, or a local error status for the WQE. */
+/* Send the packets queued on @q (a turn's batch, swr_net.h). */
+static void swr_wire_tx_flush(struct swr_qp *qp, const struct swr_wire_path *p,
+			      struct sk_buff_head *q)
+{
+	swr_xmit_batch(swr_qp_dev(qp), q, &p->d,
+		       swr_sport(qp->ibqp.qp_num, p->dqpn));
+}
+
+/*
+ * Build packet @k of @e at @now and queue it on @q, which goes out at a
+ * packet asking for an ACK (a round-trip probe leaves when its time is
+ * taken) or when full. 0, or a local error status for the WQE.
+ */
 static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 					   const struct swr_wire_path *p,
 					   struct swr_wire_ent *e, u32 k,
-					   u64 now)
+					   u64 now, struct sk_buff_head *q)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	bool rc = swr_qp_reliable(qp), ack_req, fresh;
@@ -481,7 +493,9 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
 	/* DCQCN charges what went out (swr_cc.c). */
 	swr_cc_sent(qp, skb->len, now);
-	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+	__skb_queue_tail(q, skb);
+	if (ack_req || skb_queue_len(q) >= SWR_TX_BATCH)
+		swr_wire_tx_flush(qp, p, q);
 	return IB_WC_SUCCESS;
 }
 
@@ -540,11 +554,13 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 {
 	struct swr_wire_req *wr = &qp->wire->req;
 	bool rc = swr_qp_reliable(qp);
+	struct sk_buff_head batch;
 	enum ib_wc_status st;
 	struct swr_wire_ent *e;
 	bool sent = false;
 	u64 now, pace;
 
+	__skb_queue_head_init(&batch);
 	WRITE_ONCE(wr->inflight_full, false);
 	WRITE_ONCE(wr->paced_until, 0);
 	while (wr->send != wr->tail && qp->req.turn_pkts) {
@@ -577,7 +593,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			swr_poll_deadline(swr_qp_dev(qp), pace);
 			break;
 		}
-		st = swr_wire_send_pkt(qp, p, e, wr->sent, now);
+		st = swr_wire_send_pkt(qp, p, e, wr->sent, now, &batch);
 		qp->req.turn_pkts--;
 		if (st == SWR_WIRE_WC_FAULT) {
 			/* Nothing went out; the deadline brings us back. */
@@ -587,6 +603,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 			break;
 		}
 		if (st != IB_WC_SUCCESS) {
+			swr_wire_tx_flush(qp, p, &batch);
 			/* Only the head may complete: fail it once it is. */
 			while (wr->head != wr->send)
 				swr_wire_retire(qp, IB_WC_SUCCESS);
@@ -609,6 +626,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 					swr_wire_retire(qp, IB_WC_SUCCESS);
 		}
 	}
+	swr_wire_tx_flush(qp, p, &batch);
 	if (sent && rc && !wr->deadline)
 		swr_wire_arm(qp, p);
 }

@@ -195,10 +195,13 @@ static struct swr_wire_rd *swr_wire_rd_pending(struct swr_wire_resp *ws,
 	return NULL;
 }
 
-/* READ response @k of @rd, with its payload at @va of @mr. */
+/*
+ * READ response @k of @rd, with its payload at @va of @mr, queued on @q
+ * (swr_wire_rd_send() sends the batch).
+ */
 static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 			     const struct swr_wire_rd *rd, u32 k,
-			     struct swr_mr *mr, u64 va)
+			     struct swr_mr *mr, u64 va, struct sk_buff_head *q)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u32 n = min_t(u64, rd->len - (u64)k * rd->mtu, rd->mtu);
@@ -235,7 +238,7 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 		return err == -EAGAIN ? err : -EACCES;
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
-	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+	__skb_queue_tail(q, skb);
 	return 0;
 }
 
@@ -255,8 +258,10 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u32 cnt = min(budget, rd->npkts - rd->next), k;
 	u64 off = (u64)rd->next * rd->mtu, va, bytes;
+	__be16 sport = swr_sport(qp->ibqp.qp_num, p->dqpn);
 	struct swr_srq *xsrq = NULL;
 	struct ib_pd *pd = qp->ibqp.pd;
+	struct sk_buff_head batch;
 	struct swr_mr *mr = NULL;
 	int err = 0;
 
@@ -285,12 +290,16 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	}
 	if (mr && can_sleep)
 		err = swr_mr_fault(mr, va, bytes, false);
+	__skb_queue_head_init(&batch);
 	for (k = 0; k < cnt && !err; k++) {
 		err = swr_wire_read_pkt(qp, p, rd, rd->next + k, mr,
-					va + (u64)k * rd->mtu);
+					va + (u64)k * rd->mtu, &batch);
 		if (err)
 			break;
+		if (skb_queue_len(&batch) >= SWR_TX_BATCH)
+			swr_xmit_batch(sdev, &batch, &p->d, sport);
 	}
+	swr_xmit_batch(sdev, &batch, &p->d, sport);
 	if (mr)
 		swr_mr_put(mr);
 	if (err == -EAGAIN && k)

@@ -26,6 +26,11 @@
 #            RDMA core's rdma_cm takes only Ethernet netdevs for RoCE)
 #   wireguard: nd-wa wga 10.89.1.1 <-> wgb 10.89.1.2 nd-wb over a veth
 #            (likewise L3)
+#   reroute: nd-ra ra 10.91.1.1 =veth= rb 10.91.1.2 nd-rb: a route to
+#            the peer through a gateway no one answers for, added
+#            mid-transfer, takes the traffic at once; removed, it reaches
+#            the peer again (transmit looks the route up once per batch
+#            and checks it before every packet)
 #   dummy:   the namespace's UDP socket lives as long as a device does
 #
 # Runs as root inside the test guest (selftests/run-guest.sh), with the
@@ -39,11 +44,11 @@ set -u
 
 T=300
 # SWR_NETDEVS: the parts to run (default all), e.g. "bond tun"
-parts=" ${SWR_NETDEVS:-ports upper macvlan bond lacp tun wireguard dummy refused} "
+parts=" ${SWR_NETDEVS:-ports upper macvlan bond lacp tun wireguard reroute dummy refused} "
 part() { [[ "$parts" == *" $1 "* ]]; }
 bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
 all_ns="nd-pa nd-pb nd-ua nd-ub nd-mp nd-ma nd-mb nd-ip nd-ia
-	nd-ib nd-ba nd-bb nd-la nd-lb nd-ta nd-tb nd-wa nd-wb nd-d"
+	nd-ib nd-ba nd-bb nd-la nd-lb nd-ta nd-tb nd-wa nd-wb nd-ra nd-rb nd-d"
 tunpipe=
 
 cleanup() {
@@ -330,6 +335,58 @@ traffic bond nd-ba ndb0 10.86.1.1 nd-bb ndb1 10.86.1.2
 	pp ibv_rc_pingpong nd-ba ndb0 "$ga" nd-bb ndb1 "$gb" 10.86.1.1 -c \
 		-s 4096 -n 50
 	tap_ok $? "bond: after the failover, a new ibv_rc_pingpong runs, data checked"
+}
+fi
+
+# --- reroute: the route changes mid-transfer -----------------------------------
+# Transmit looks the route up once per batch of packets and checks it
+# (dst_check()) before each one: a route added mid-transfer must take
+# effect at once, not when some cached route expires. The device's flows
+# are bound to its netdev, and a lookup bound to a netdev that finds no
+# usable route sends on the link anyway (ip_route_output_key()), so what a
+# route can change is the next hop: a host route to the peer through a
+# gateway whose (static) neighbour is a MAC nobody has sends every packet
+# to it, and the peer's veth drops them (not its address). The sender
+# keeps sending; removed, the traffic reaches the peer again and the 8 s
+# of ib_write_bw complete. QP timeout 18 (1 s, 7 retries): the second
+# without answers costs the requester one timeout.
+if part reroute; then
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+ip link add ra netns nd-ra type veth peer name rb netns nd-rb &&
+ns_run nd-ra ip addr add 10.91.1.1/24 dev ra &&
+ns_run nd-rb ip addr add 10.91.1.2/24 dev rb &&
+ns_run nd-ra ip link set ra up && ns_run nd-rb ip link set rb up &&
+ns_run nd-ra ip neigh add 10.91.1.3 lladdr 02:00:00:91:01:03 dev ra \
+	nud permanent &&
+bind nd-ra ndr0 ra && bind nd-rb ndr1 rb
+tap_ok $? "reroute: devices on a veth, a gateway 10.91.1.3 no one answers for"
+ga=$(v4gid 10.91.1.1) gb=$(v4gid 10.91.1.2)
+wait_gid ndr0 "$ga" && wait_gid ndr1 "$gb"
+tap_ok $? "reroute: the devices have their addresses' GIDs"
+{
+	pt ib_write_bw nd-rb ndr1 "$gb" nd-ra ndr0 "$ga" 10.91.1.2 \
+		-s 65536 -D 8 -u 18 &
+	ppid=$!
+	rx0=$(hw ndr1 rx_pkts)
+	running() { [ "$(hw ndr1 rx_pkts)" -gt $((rx0 + 200)) ]; }
+	wait_for 60 running
+	ns_run nd-ra ip route add 10.91.1.2/32 via 10.91.1.3 dev ra
+	# what left before the route changed arrives within the settle time
+	sleep 0.5
+	r1=$(hw ndr1 rx_pkts) t1=$(link_stat nd-ra ra tx_packets)
+	sleep 1
+	r2=$(hw ndr1 rx_pkts) t2=$(link_stat nd-ra ra tx_packets)
+	ns_run nd-ra ip route del 10.91.1.2/32 via 10.91.1.3 dev ra
+	wait $ppid
+	rc=$?
+	r3=$(hw ndr1 rx_pkts)
+	echo "# via the gateway for 1 s: ra sent $((t2 - t1)), ndr1 received" \
+		"$((r2 - r1)); after: ndr1 received $((r3 - r2)), ndr0" \
+		"retransmits $(hw ndr0 retransmits) timeouts $(hw ndr0 ack_timeouts)"
+	[ "$r2" = "$r1" ] && [ "$t2" -gt "$t1" ]
+	tap_ok $? "reroute: a route added mid-transfer takes every packet at once"
+	[ $rc -eq 0 ] && [ "$r3" -gt "$r2" ]
+	tap_ok $? "reroute: removed, the traffic reaches the peer again and ib_write_bw completes"
 }
 fi
 
