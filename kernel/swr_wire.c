@@ -364,12 +364,19 @@ static u32 swr_wire_pkt_index(const struct swr_wire_ent *e, u32 sent)
 	return sent;
 }
 
-/* Send the packets queued on @q (a turn's batch, swr_net.h). */
-static void swr_wire_tx_flush(struct swr_qp *qp, const struct swr_wire_path *p,
-			      struct sk_buff_head *q)
+void swr_wire_tx_flush(struct swr_qp *qp, const struct swr_wire_path *p,
+		       struct sk_buff_head *q)
 {
 	swr_xmit_batch(swr_qp_dev(qp), q, &p->d,
 		       swr_sport(qp->ibqp.qp_num, p->dqpn));
+}
+
+void swr_wire_tx_queue(struct swr_qp *qp, const struct swr_wire_path *p,
+		       struct sk_buff_head *q, struct sk_buff *skb, bool now)
+{
+	__skb_queue_tail(q, skb);
+	if (now || skb_queue_len(q) >= SWR_TX_BATCH)
+		swr_wire_tx_flush(qp, p, q);
 }
 
 /*
@@ -493,9 +500,7 @@ static enum ib_wc_status swr_wire_send_pkt(struct swr_qp *qp,
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
 	/* DCQCN charges what went out (swr_cc.c). */
 	swr_cc_sent(qp, skb->len, now);
-	__skb_queue_tail(q, skb);
-	if (ack_req || skb_queue_len(q) >= SWR_TX_BATCH)
-		swr_wire_tx_flush(qp, p, q);
+	swr_wire_tx_queue(qp, p, q, skb, ack_req);
 	return IB_WC_SUCCESS;
 }
 

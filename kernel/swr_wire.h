@@ -110,6 +110,16 @@ struct swr_wire_path {
 
 void swr_wire_path(struct swr_qp *qp, struct swr_wire_path *p);
 
+/*
+ * Transmit in batches (swr_net.h): queue @skb, a packet of @qp to @p, on
+ * the caller's @q, and send the batch if @now or if it is full; flush
+ * sends what is queued.
+ */
+void swr_wire_tx_queue(struct swr_qp *qp, const struct swr_wire_path *p,
+		       struct sk_buff_head *q, struct sk_buff *skb, bool now);
+void swr_wire_tx_flush(struct swr_qp *qp, const struct swr_wire_path *p,
+		       struct sk_buff_head *q);
+
 /* swr_wire_resp.c: a request packet at @qp (resp_lock held). */
 void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 		      const struct swr_wire_path *p);

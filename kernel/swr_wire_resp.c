@@ -197,7 +197,7 @@ static struct swr_wire_rd *swr_wire_rd_pending(struct swr_wire_resp *ws,
 
 /*
  * READ response @k of @rd, with its payload at @va of @mr, queued on @q
- * (swr_wire_rd_send() sends the batch).
+ * (sent when it is full, the rest by swr_wire_rd_send()).
  */
 static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 			     const struct swr_wire_rd *rd, u32 k,
@@ -238,7 +238,7 @@ static int swr_wire_read_pkt(struct swr_qp *qp, const struct swr_wire_path *p,
 		return err == -EAGAIN ? err : -EACCES;
 	}
 	skb_put_zero(skb, pad + SWR_ICRC_BYTES);
-	__skb_queue_tail(q, skb);
+	swr_wire_tx_queue(qp, p, q, skb, false);
 	return 0;
 }
 
@@ -258,7 +258,6 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	u32 cnt = min(budget, rd->npkts - rd->next), k;
 	u64 off = (u64)rd->next * rd->mtu, va, bytes;
-	__be16 sport = swr_sport(qp->ibqp.qp_num, p->dqpn);
 	struct swr_srq *xsrq = NULL;
 	struct ib_pd *pd = qp->ibqp.pd;
 	struct sk_buff_head batch;
@@ -296,10 +295,8 @@ static int swr_wire_rd_send(struct swr_qp *qp, const struct swr_wire_path *p,
 					va + (u64)k * rd->mtu, &batch);
 		if (err)
 			break;
-		if (skb_queue_len(&batch) >= SWR_TX_BATCH)
-			swr_xmit_batch(sdev, &batch, &p->d, sport);
 	}
-	swr_xmit_batch(sdev, &batch, &p->d, sport);
+	swr_wire_tx_flush(qp, p, &batch);
 	if (mr)
 		swr_mr_put(mr);
 	if (err == -EAGAIN && k)

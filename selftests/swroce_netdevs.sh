@@ -116,6 +116,10 @@ rdma_netdev() {
 counter() {
 	cat "/sys/class/infiniband/$1/ports/1/counters/$2"
 }
+# hw DEV NAME: a driver counter of DEV (hw_counters)
+hw() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
 # link_stat NS IF FIELD: a netdev statistic (tx_packets, rx_bytes, ...)
 link_stat() {
 	ns_run "$1" cat "/sys/class/net/$2/statistics/$3"
@@ -323,7 +327,6 @@ traffic bond nd-ba ndb0 10.86.1.1 nd-bb ndb1 10.86.1.2
 	now=$(ns_run nd-ba cat /sys/class/net/ba/bonding/active_slave)
 	echo "# active port $active pulled mid-transfer, now $now, on the peer" \
 		"$(ns_run nd-bb cat /sys/class/net/bb/bonding/active_slave)"
-	hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 	for d in ndb0 ndb1; do
 		echo "# $d: tx $(hw $d tx_pkts) rx $(hw $d rx_pkts) tx_dropped" \
 			"$(hw $d tx_dropped) rx_dropped $(hw $d rx_dropped)" \
@@ -351,7 +354,6 @@ fi
 # of ib_write_bw complete. QP timeout 18 (1 s, 7 retries): the second
 # without answers costs the requester one timeout.
 if part reroute; then
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 ip link add ra netns nd-ra type veth peer name rb netns nd-rb &&
 ns_run nd-ra ip addr add 10.91.1.1/24 dev ra &&
 ns_run nd-rb ip addr add 10.91.1.2/24 dev rb &&
