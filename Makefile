@@ -24,8 +24,8 @@
 #   make check-packages  the packages step alone, DKMS seeing every
 #                   installed kernel (make check: the running one)
 #   make check-cc   the congestion-control step alone on both kernels (ECN,
-#                   CNPs, DCQCN through a tbf + fq_codel bottleneck; not in
-#                   make check: its rates do not hold on a shared host)
+#                   CNPs, DCQCN through a tbf + fq_codel bottleneck; make
+#                   check runs it too)
 #   make check-rdma-core  the provider with rdma-core v39 .. v64, each built
 #                   from source (cached in build/rdma-core): ibv_devinfo,
 #                   ibv_rc_pingpong, that release's test suite, in a guest

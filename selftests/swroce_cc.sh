@@ -92,6 +92,7 @@ NSA=cca NSB=ccb IFA=ccva IFB=ccvb DEVA=cca0 DEVB=ccb0
 IPA=10.93.1.1 IPB=10.93.1.2	# the data veth
 CTLB=10.93.2.2			# the TCP veth, ccb's end
 sys=/sys/class/infiniband
+bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
 CC_FILES="cc_ecn cc_np_enable cc_rp_enable"
 
 spid=() cpid=() sampler=	# the running flows' servers, clients; sampler
@@ -329,34 +330,16 @@ sleep_until() {
 	[ $d -le 0 ] || sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"
 }
 
-# sample QFILE: every 0.5 s, "time pid una_psn cc_rate_mbps cc_rtt_us" for each of
-# cca0's QPs (rdma res -dd, swr_res.c: the first PSN not yet acknowledged,
-# and DCQCN's rate); the time is the middle of the read. To QFILE, "time
-# dropped backlog_bytes" of the marking queue: when it grew and dropped.
+# sample QFILE: selftests/swr_ccmon.c: every 0.5 s, "time pid una_psn
+# cc_rate_mbps cc_rtt_us" for each of cca0's QPs (rdma res -dd, swr_res.c:
+# the first PSN not yet acknowledged, and DCQCN's rate); the time is the
+# middle of the read. To QFILE, "time dropped backlog_bytes" of the
+# marking queue: when it grew and dropped. (A shell loop that ran rdma,
+# tc and awk did this before; under TCG it took much of a guest CPU from
+# the flows: 56% utilisation where the same host then gave 94%.)
+# Run in the background: exec makes $! the sampler, which the case kills.
 sample() {
-	local t1 t2 s next
-	next=$(us)
-	while :; do
-		next=$((next + 500000))
-		t1=$EPOCHREALTIME
-		s=$(rdma -dd res show qp link $DEVA/1 2>/dev/null)
-		t2=$EPOCHREALTIME
-		tc -n $NSA -s qdisc show dev $IFA parent 1:1 | awk -v t="$t2" '
-			/dropped/ { for (i = 1; i < NF; i++) if ($i == "(dropped") d = $(i + 1) + 0 }
-			/backlog/ { b = $2 }
-			END { print t, d, b }' >>"$1"
-		awk -v t1="$t1" -v t2="$t2" '{
-			p = u = ""; r = rtt = "-"
-			for (i = 1; i < NF; i++) {
-				if ($i == "pid") p = $(i + 1)
-				if ($i == "drv_una_psn") u = $(i + 1)
-				if ($i == "drv_cc_rate_mbps") r = $(i + 1)
-				if ($i == "drv_cc_rtt_us") rtt = $(i + 1)
-			}
-			if (p != "" && u != "") printf "%.6f %s %s %s %s\n", (t1 + t2) / 2, p, u, r, rtt
-		}' <<<"$s"
-		sleep_until $next
-	done
+	exec "$bin/swr_ccmon" $DEVA $NSA $IFA "$1"
 }
 
 # started FILE PID...: the flows (k for the k-th PID) whose QP has had
