@@ -13,7 +13,14 @@
 #   ns_pair NS_A NS_B IFA IFB NET NET6 DEV_A DEV_B   two netns, two devices
 #   run_pair, pp, pt                  a client/server verbs program run
 #   rp SNS CNS SERVER_IP              an rping exchange, data checked
+#   hw_counter DEV NAME               a driver counter (hw_counters)
 # T: the seconds one client or server may run (default 300).
+
+# hw_counter DEV NAME: a driver counter of RDMA device DEV, port 1
+# (sysfs hw_counters, as "rdma statistic show link" lists them)
+hw_counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
 
 # pair NS_A NS_B IFA IFB NET NET6: a veth between two namespaces
 # ("" = init_net), addresses 10.NET.1/2 and fdNET6::1/2

@@ -42,8 +42,6 @@ ns_pair swr-ca swr-cb ca cb 95.1 95 $A $B || tap_bail "topology"
 ga=$(v4gid 10.95.1.1)
 gb=$(v4gid 10.95.1.2)
 
-# cnt DEV NAME: a port counter
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 # cc DEV NAME [VALUE]: read or write swroce/cc_NAME
 cc() {
 	local f=/sys/class/infiniband/$1/swroce/cc_$2
@@ -99,17 +97,17 @@ tap_ok $? "tc filter on ca's egress marks ECT(0) RoCEv2 packets CE"
 
 # snap: the counters the checks compare, before a run
 snap() {
-	m0=$(cnt $B np_ecn_marked_roce_packets)
-	s0=$(cnt $B np_cnp_sent)
-	h0=$(cnt $A rp_cnp_handled)
-	i0=$(cnt $A rp_cnp_ignored)
+	m0=$(hw_counter $B np_ecn_marked_roce_packets)
+	s0=$(hw_counter $B np_cnp_sent)
+	h0=$(hw_counter $A rp_cnp_handled)
+	i0=$(hw_counter $A rp_cnp_ignored)
 }
 # delta: what the run added, as "marked sent handled ignored"
 delta() {
-	echo "$(($(cnt $B np_ecn_marked_roce_packets) - m0))" \
-		"$(($(cnt $B np_cnp_sent) - s0))" \
-		"$(($(cnt $A rp_cnp_handled) - h0))" \
-		"$(($(cnt $A rp_cnp_ignored) - i0))"
+	echo "$(($(hw_counter $B np_ecn_marked_roce_packets) - m0))" \
+		"$(($(hw_counter $B np_cnp_sent) - s0))" \
+		"$(($(hw_counter $A rp_cnp_handled) - h0))" \
+		"$(($(hw_counter $A rp_cnp_ignored) - i0))"
 }
 # pingpong: 500 RC exchanges of 4 KiB, every byte checked; swcc1 serves
 pingpong() {

@@ -116,10 +116,6 @@ rdma_netdev() {
 counter() {
 	cat "/sys/class/infiniband/$1/ports/1/counters/$2"
 }
-# hw DEV NAME: a driver counter of DEV (hw_counters)
-hw() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
 # link_stat NS IF FIELD: a netdev statistic (tx_packets, rx_bytes, ...)
 link_stat() {
 	ns_run "$1" cat "/sys/class/net/$2/statistics/$3"
@@ -328,9 +324,12 @@ traffic bond nd-ba ndb0 10.86.1.1 nd-bb ndb1 10.86.1.2
 	echo "# active port $active pulled mid-transfer, now $now, on the peer" \
 		"$(ns_run nd-bb cat /sys/class/net/bb/bonding/active_slave)"
 	for d in ndb0 ndb1; do
-		echo "# $d: tx $(hw $d tx_pkts) rx $(hw $d rx_pkts) tx_dropped" \
-			"$(hw $d tx_dropped) rx_dropped $(hw $d rx_dropped)" \
-			"retransmits $(hw $d retransmits) timeouts $(hw $d ack_timeouts)"
+		echo "# $d: tx $(hw_counter $d tx_pkts)" \
+			"rx $(hw_counter $d rx_pkts)" \
+			"tx_dropped $(hw_counter $d tx_dropped)" \
+			"rx_dropped $(hw_counter $d rx_dropped)" \
+			"retransmits $(hw_counter $d retransmits)" \
+			"timeouts $(hw_counter $d ack_timeouts)"
 	done
 	[ $rc -eq 0 ] && [ -n "$now" ] && [ "$now" != "$active" ]
 	tap_ok $? "bond: the active port fails mid-transfer, the data arrives intact"
@@ -369,22 +368,23 @@ tap_ok $? "reroute: the devices have their addresses' GIDs"
 	pt ib_write_bw nd-rb ndr1 "$gb" nd-ra ndr0 "$ga" 10.91.1.2 \
 		-s 65536 -D 8 -u 18 &
 	ppid=$!
-	rx0=$(hw ndr1 rx_pkts)
-	running() { [ "$(hw ndr1 rx_pkts)" -gt $((rx0 + 200)) ]; }
+	rx0=$(hw_counter ndr1 rx_pkts)
+	running() { [ "$(hw_counter ndr1 rx_pkts)" -gt $((rx0 + 200)) ]; }
 	wait_for 60 running
 	ns_run nd-ra ip route add 10.91.1.2/32 via 10.91.1.3 dev ra
 	# what left before the route changed arrives within the settle time
 	sleep 0.5
-	r1=$(hw ndr1 rx_pkts) t1=$(link_stat nd-ra ra tx_packets)
+	r1=$(hw_counter ndr1 rx_pkts) t1=$(link_stat nd-ra ra tx_packets)
 	sleep 1
-	r2=$(hw ndr1 rx_pkts) t2=$(link_stat nd-ra ra tx_packets)
+	r2=$(hw_counter ndr1 rx_pkts) t2=$(link_stat nd-ra ra tx_packets)
 	ns_run nd-ra ip route del 10.91.1.2/32 via 10.91.1.3 dev ra
 	wait $ppid
 	rc=$?
-	r3=$(hw ndr1 rx_pkts)
+	r3=$(hw_counter ndr1 rx_pkts)
 	echo "# via the gateway for 1 s: ra sent $((t2 - t1)), ndr1 received" \
 		"$((r2 - r1)); after: ndr1 received $((r3 - r2)), ndr0" \
-		"retransmits $(hw ndr0 retransmits) timeouts $(hw ndr0 ack_timeouts)"
+		"retransmits $(hw_counter ndr0 retransmits)" \
+		"timeouts $(hw_counter ndr0 ack_timeouts)"
 	[ "$r2" = "$r1" ] && [ "$t2" -gt "$t1" ]
 	tap_ok $? "reroute: a route added mid-transfer takes every packet at once"
 	[ $rc -eq 0 ] && [ "$r3" -gt "$r2" ]

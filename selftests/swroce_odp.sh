@@ -24,7 +24,6 @@ bin=$(dirname "$0")/../build/selftests/swroce_odp
 
 ns_pair_owned swr-oa swr-ob swro0 swro1
 
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
 L4=$(v4gid 10.77.0.1)
 wait_gid swroce0 "$L4"
@@ -34,9 +33,9 @@ tap_c_test "same device" "$bin"
 if ns_pair swr-oa swr-ob ov0 ov1 81.1 81 swro0 swro1; then
 	tap_ok 0 "two swroce devices in two namespaces"
 	tap_c_test "wire" "$bin" SWR_ODP_A=swro0 SWR_ODP_B=swro1
-	tap_ok "$(($(cnt swro0 tx_pkts) > 0 && $(cnt swro1 rx_pkts) > 0))" = 1 \
+	tap_ok "$(($(hw_counter swro0 tx_pkts) > 0 && $(hw_counter swro1 rx_pkts) > 0))" = 1 \
 		"wire: the traffic went through the veth (tx/rx counters)"
-	tap_ok "$(($(cnt swro1 rnr_nak) > 0))" = 1 \
+	tap_ok "$(($(hw_counter swro1 rnr_nak) > 0))" = 1 \
 		"wire: the responder answered faults with RNR NAKs"
 else
 	tap_ok 1 "two swroce devices in two namespaces"

@@ -30,10 +30,9 @@ tap_c_test "same device" "$bin"
 
 if ns_pair swr-tma swr-tmb tm0 tm1 97.1 97 swrtm0 swrtm1; then
 	tap_ok 0 "two swroce devices in two namespaces"
-	cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-	tx=$(cnt swrtm0 tx_pkts)
+	tx=$(hw_counter swrtm0 tx_pkts)
 	tap_c_test "wire" "$bin" SWR_TM_A=swrtm0 SWR_TM_B=swrtm1
-	tap_ok "$(($(cnt swrtm0 tx_pkts) > tx && $(cnt swrtm1 rx_pkts) > 0))" = 1 \
+	tap_ok "$(($(hw_counter swrtm0 tx_pkts) > tx && $(hw_counter swrtm1 rx_pkts) > 0))" = 1 \
 		"wire: the tagged traffic went through the veth (tx/rx counters)"
 else
 	tap_ok 1 "two swroce devices in two namespaces"

@@ -106,8 +106,7 @@ wire_rc() {
 }
 wire_rc swrw0 rxew0 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> rxe"
 
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-tap_ok "$(($(cnt swrw0 rx_pkts) > 0 && $(cnt swrw0 tx_pkts) > 0))" = 1 \
+tap_ok "$(($(hw_counter swrw0 rx_pkts) > 0 && $(hw_counter swrw0 tx_pkts) > 0))" = 1 \
 	"swroce counted packets sent and received"
 
 # The ICRC's CRC-32 (swr_crc.c): the module measured crc32_le() and the
@@ -125,12 +124,12 @@ for mode in library crypto; do
 		continue
 	fi
 	echo "# $mode: $(cat /sys/class/infiniband/swrw0/swroce/icrc_impl)"
-	bad0=$(cnt swrw0 rx_drop_icrc)
+	bad0=$(hw_counter swrw0 rx_drop_icrc)
 	T=120 pp ibv_rc_pingpong swr-a swrw0 "$S4" "" rxew0 "$R4" 10.78.1.1 \
 		-s 4096 -n 50 &&
 	T=120 pp ibv_rc_pingpong "" rxew0 "$R4" swr-a swrw0 "$S4" 10.78.1.2 \
 		-s 4096 -n 50 &&
-	[ "$(cnt swrw0 rx_drop_icrc)" = "$bad0" ]
+	[ "$(hw_counter swrw0 rx_drop_icrc)" = "$bad0" ]
 	tap_ok $? "ICRC by $mode: ibv_rc_pingpong with rxe both ways, no ICRC drop"
 done
 echo auto >$icrc

@@ -44,8 +44,7 @@ if ns_pair swr-xa swr-xb xv0 xv1 80.1 80 swrx0 swrx1; then
 	tap_c_test "wire" "$bin" SWR_XRC_A=swrx0 SWR_XRC_B=swrx1
 	xsrq "wire" swr-xa swrx0 "$(v4gid 10.80.1.1)" \
 		swr-xb swrx1 "$(v4gid 10.80.1.2)" 10.80.1.1
-	cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
-	tap_ok "$(($(cnt swrx0 tx_pkts) > 0 && $(cnt swrx1 rx_pkts) > 0))" = 1 \
+	tap_ok "$(($(hw_counter swrx0 tx_pkts) > 0 && $(hw_counter swrx1 rx_pkts) > 0))" = 1 \
 		"wire: the XRC traffic went through the veth (tx/rx counters)"
 else
 	tap_ok 1 "two swroce devices in two namespaces"
