@@ -17,8 +17,8 @@
 # srq, xrc, tm, odp, qp, qp-errors, raw, rss, fastpath, hostile, isolation,
 # killed, bigmsg, counters, trace, disassoc, wire, netdevs, clients, fuzz,
 # mcast, loss, qdisc,
-# cc-basic, cc (not on the debug kernel unless named), suite, bench-smoke, uverbs-fuzz,
-# lifecycle, unload.
+# cc-basic, cc (not on the debug kernel unless named), suite, bench-smoke,
+# uverbs-fuzz, lifecycle, unload.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,6 +90,12 @@ step() {
 	return "$rc"
 }
 
+# not_on_debug NAME: true but on the debug kernel, where only a step named
+# on the command line runs (steps too slow there to test anything more)
+not_on_debug() {
+	[[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" $1 "* ]]
+}
+
 rm -f "$out"/*.tap "$out"/*.kmemleak "$out/timings.tsv"
 # An out-of-tree module without MODULE_VERSION has no srcversion: name the
 # build by a hash of the file.
@@ -129,7 +135,7 @@ step abi-layout providers/swroce/abi_layout_check.sh
 # kernel only, unless SWROCE_PKG_KERNELS=all (make check-packages). Not on
 # the debug kernel unless named: a DKMS build there takes a quarter of an
 # hour and tests nothing the stock kernels do not.
-if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" packages "* ]]; then
+if not_on_debug packages; then
 	step packages selftests/swroce_packages.sh
 fi
 
@@ -238,7 +244,7 @@ step cc-basic selftests/swroce_cc_basic.sh
 # build/results/<kver>/cc/; Documentation/congestion.rst). Its figures are
 # rates: not on the debug kernel (KASAN and lockdep leave a TCG guest too
 # slow to fill the bottleneck) unless named.
-if [[ "$kver" != *-swroce-debug ]] || [[ "$only" == *" cc "* ]]; then
+if not_on_debug cc; then
 	step cc selftests/swroce_cc.sh
 fi
 

@@ -40,8 +40,8 @@ struct qp_sample {
 	bool has_pid, has_una, has_rate, has_rtt;
 };
 
-/* The handler of one attribute set: @a..@end, of message @nlh. */
-typedef int (*nl_msg_fn)(struct nlmsghdr *nlh, void *arg);
+/* What nl_dump() does with each answer @nlh of a dump. */
+typedef void (*nl_msg_fn)(struct nlmsghdr *nlh, void *arg);
 
 static struct nlattr *nla_next(struct nlattr *a)
 {
@@ -127,8 +127,7 @@ static int nl_dump(int fd, struct nlmsghdr *req, nl_msg_fn fn, void *arg)
 
 				return e->error;
 			}
-			if (fn(nlh, arg))
-				return -EINVAL;
+			fn(nlh, arg);
 		}
 	}
 }
@@ -144,7 +143,7 @@ struct dev_find {
 	int index;
 };
 
-static int dev_find_msg(struct nlmsghdr *nlh, void *arg)
+static void dev_find_msg(struct nlmsghdr *nlh, void *arg)
 {
 	struct dev_find *f = arg;
 	void *end = (char *)nlh + nlh->nlmsg_len;
@@ -161,7 +160,6 @@ static int dev_find_msg(struct nlmsghdr *nlh, void *arg)
 	}
 	if (match)
 		f->index = index;
-	return 0;
 }
 
 /*
@@ -243,7 +241,7 @@ static void qp_entry(struct nlattr *e, struct qp_sample *s)
 	}
 }
 
-static int qp_dump_msg(struct nlmsghdr *nlh, void *arg)
+static void qp_dump_msg(struct nlmsghdr *nlh, void *arg)
 {
 	void *end = (char *)nlh + nlh->nlmsg_len;
 	struct qp_dump *d = arg;
@@ -258,7 +256,6 @@ static int qp_dump_msg(struct nlmsghdr *nlh, void *arg)
 				qp_entry(e, &d->s[d->n++]);
 		}
 	}
-	return 0;
 }
 
 struct qdisc_find {
@@ -267,7 +264,7 @@ struct qdisc_find {
 	bool found;
 };
 
-static int qdisc_msg(struct nlmsghdr *nlh, void *arg)
+static void qdisc_msg(struct nlmsghdr *nlh, void *arg)
 {
 	struct tcmsg *tcm = NLMSG_DATA(nlh);
 	void *end = (char *)nlh + nlh->nlmsg_len;
@@ -277,7 +274,7 @@ static int qdisc_msg(struct nlmsghdr *nlh, void *arg)
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC || tcm->tcm_ifindex != q->ifindex ||
 	    tcm->tcm_parent != TC_H_MAKE(1U << 16, 1))
-		return 0;
+		return;
 	a = (struct nlattr *)((char *)tcm + NLMSG_ALIGN(sizeof(*tcm)));
 	for (; nla_ok(a, end); a = nla_next(a)) {
 		if (nla_kind(a) != TCA_STATS2)
@@ -292,7 +289,6 @@ static int qdisc_msg(struct nlmsghdr *nlh, void *arg)
 			q->found = true;
 		}
 	}
-	return 0;
 }
 
 static int nl_open(int proto)
@@ -304,31 +300,37 @@ static int nl_open(int proto)
 	return fd;
 }
 
-/* A netlink socket of @proto in the namespace /run/netns/@ns. */
-static int nl_open_in(const char *ns, int proto)
+/*
+ * Enter the namespace /run/netns/@ns. Return: a descriptor of the one we
+ * were in, for netns_leave(), or -1.
+ */
+static int netns_enter(const char *ns)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	char path[256];
-	int nsfd, fd = -1;
+	int nsfd;
 
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
 	nsfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (self < 0 || nsfd < 0 || setns(nsfd, CLONE_NEWNET)) {
 		perror(path);
-		goto out;
+		if (self >= 0)
+			close(self);
+		self = -1;
 	}
-	fd = nl_open(proto);
-	if (setns(self, CLONE_NEWNET)) {
-		perror("setns back");
-		close(fd);
-		fd = -1;
-	}
-out:
 	if (nsfd >= 0)
 		close(nsfd);
-	if (self >= 0)
-		close(self);
-	return fd;
+	return self;
+}
+
+static int netns_leave(int self)
+{
+	int rc = setns(self, CLONE_NEWNET);
+
+	if (rc)
+		perror("setns back");
+	close(self);
+	return rc;
 }
 
 static double realtime(void)
@@ -426,31 +428,10 @@ static int sample_loop(int rdma, int rt, struct requests *r, int ifindex,
 	}
 }
 
-/* The interface index of @name in namespace @ns, through @rt. */
-static int ifindex_in(const char *ns, const char *name)
-{
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	char path[256];
-	int nsfd, idx = 0;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	nsfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (self >= 0 && nsfd >= 0 && !setns(nsfd, CLONE_NEWNET)) {
-		idx = if_nametoindex(name);
-		if (setns(self, CLONE_NEWNET))
-			idx = 0;
-	}
-	if (nsfd >= 0)
-		close(nsfd);
-	if (self >= 0)
-		close(self);
-	return idx;
-}
-
 int main(int argc, char **argv)
 {
 	struct requests r;
-	int rdma, rt, dev, ifindex;
+	int rdma, rt, dev, ifindex, self;
 	FILE *qfile;
 
 	if (argc != 5) {
@@ -458,8 +439,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma = nl_open(NETLINK_RDMA);
-	rt = nl_open_in(argv[2], NETLINK_ROUTE);
-	ifindex = ifindex_in(argv[2], argv[3]);
+	/* The qdisc's socket and interface are the sender's namespace's. */
+	self = netns_enter(argv[2]);
+	if (self < 0)
+		return 1;
+	rt = nl_open(NETLINK_ROUTE);
+	ifindex = if_nametoindex(argv[3]);
+	if (netns_leave(self))
+		return 1;
 	qfile = fopen(argv[4], "a");
 	if (rdma < 0 || rt < 0 || !qfile) {
 		if (!qfile)

@@ -38,10 +38,9 @@
 # Rates: perftest's come from its cycle counter, which TCG calibrates
 # badly, and its reports (every second) lose the writes completed while
 # it calibrates. So a flow's rate is what its QP has had acknowledged:
-# cca0's QPs' una_psn (the first PSN not yet
-# acknowledged, as `rdma -dd res show qp` shows it) read every 0.5 s by
-# swr_ccmon (netlink, one process), times the path MTU, over the time
-# between two reads. perftest's own reports only show that a flow lives.
+# cca0's QPs' una_psn (the first PSN not yet acknowledged, as `rdma -dd
+# res show qp` shows it) read every 0.5 s by swr_ccmon (netlink, one
+# process), times the path MTU, over the time between two reads. perftest's own reports only show that a flow lives.
 # ib_write_bw cannot sleep on completion events (-e: "not available on
 # WRITE verb", nor with -D or --run_infinitely): the clients poll, at nice
 # 19 once started, so that on the guest's two CPUs the devices' pollers
