@@ -84,8 +84,14 @@
  * The turn's owner that made the trylock fail needs no part in this: it
  * may be the poller, another doorbell caller, or modify_qp.
  *
- * The engine's timers (RNR and retransmission waits) are deadlines the
- * poller sleeps until (swr_poll_deadline()).
+ * The engine's timers (RNR and retransmission waits, a paced QP's next
+ * packet) are deadlines the poller sleeps until (swr_poll_deadline()).
+ * One due within idle_us is work, as a post is: the poller waits for it
+ * polling, whether or not its CPU is contended (swr_poll_due_soon()). A
+ * QP that DCQCN paces has a packet due every few microseconds; sleeping
+ * for each, on a busy host, let the wake-ups come late by more than the
+ * pacer lets a QP catch up, and the QPs sent at half their rates
+ * (Documentation/congestion.rst, "A paced QP is work").
  *
  * Sharing the CPUs (the latency policy)
  * -------------------------------------
@@ -286,6 +292,18 @@ static void swr_poll_sleep(struct swr_poller *p)
 	swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
 }
 
+/*
+ * A timer of the engine's, such as a paced QP's next packet, expires
+ * within idle_us: work the poller waits for polling, as for a post.
+ */
+static bool swr_poll_due_soon(struct swr_poller *p, u64 now)
+{
+	u64 when = READ_ONCE(p->next_deadline);
+
+	return when && (when <= now || when - now <
+			(u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC);
+}
+
 /* Back to polling: posting needs no doorbell until the next sleep. */
 static void swr_poll_awake(struct swr_poller *p)
 {
@@ -322,6 +340,12 @@ static int swr_poll_thread(void *arg)
 			continue;
 		}
 		now = ktime_get_ns();
+		if (swr_poll_due_soon(p, now)) {
+			idle_since = now;
+			contended_since = 0;
+			cond_resched();
+			continue;
+		}
 		if (single_task_running()) {
 			contended_since = 0;
 		} else if (!contended_since) {
@@ -348,7 +372,8 @@ sleep:
 			if (kthread_should_stop())
 				break;
 			swr_poll_pass(p, &bulk, &held);
-			if (single_task_running())
+			if (single_task_running() ||
+			    swr_poll_due_soon(p, ktime_get_ns()))
 				break;
 			swr_poll_back_off(p, ktime_get_ns());
 		}
