@@ -292,6 +292,12 @@ static void swr_poll_sleep(struct swr_poller *p)
 	swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
 }
 
+/* sysfs swroce/poll_idle_us, in nanoseconds. */
+static u64 swr_poll_idle_ns(struct swr_poller *p)
+{
+	return (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC;
+}
+
 /*
  * A timer of the engine's, such as a paced QP's next packet, expires
  * within idle_us: work the poller waits for polling, as for a post.
@@ -300,8 +306,7 @@ static bool swr_poll_due_soon(struct swr_poller *p, u64 now)
 {
 	u64 when = READ_ONCE(p->next_deadline);
 
-	return when && (when <= now || when - now <
-			(u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC);
+	return when && (when <= now || when - now < swr_poll_idle_ns(p));
 }
 
 /* Back to polling: posting needs no doorbell until the next sleep. */
@@ -334,13 +339,9 @@ static int swr_poll_thread(void *arg)
 		/* Step 5: the busy QP's owner gets the CPU for a while. */
 		if (held)
 			usleep_range(SWR_POLL_HELD_US, 2 * SWR_POLL_HELD_US);
-		if (n) {
-			idle_since = ktime_get_ns();
-			contended_since = 0;
-			continue;
-		}
 		now = ktime_get_ns();
-		if (swr_poll_due_soon(p, now)) {
+		/* Work done, or a timer due soon: poll on, not idle. */
+		if (n || swr_poll_due_soon(p, now)) {
 			idle_since = now;
 			contended_since = 0;
 			cond_resched();
@@ -351,13 +352,11 @@ static int swr_poll_thread(void *arg)
 		} else if (!contended_since) {
 			contended_since = now;
 		} else if (now - contended_since >=
-			   (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC /
-			   SWR_POLL_CONTENDED_DIV) {
+			   swr_poll_idle_ns(p) / SWR_POLL_CONTENDED_DIV) {
 			swr_poll_back_off(p, now);
 			goto sleep;
 		}
-		if (now - idle_since <
-		    (u64)READ_ONCE(p->idle_us) * NSEC_PER_USEC) {
+		if (now - idle_since < swr_poll_idle_ns(p)) {
 			cond_resched();
 			continue;
 		}
