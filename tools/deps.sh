@@ -16,8 +16,9 @@ packages=(
 	# make deb: Debian's packaging tools; dkms for the guest's install test;
 	# man for the lint of swroce.7, docutils for the .rst documents'
 	dpkg-dev debhelper dh-dkms dkms fakeroot man-db python3-docutils
-	# kernel sources: kselftest harness, checkpatch
-	linux-source-6.1 linux-source-6.12
+	# kernel source: kselftest harness, checkpatch (extract-ksrc.sh takes
+	# them from the newest series), the debug kernel (its series, 6.12)
+	linux-source-6.12
 	# the guest
 	qemu-system-x86 busybox-static iproute2 strace
 	# RDMA user space used by the tests and the demo
