@@ -569,13 +569,14 @@ static int pingpong_spin(const volatile uint64_t *box, uint64_t k,
 	uint64_t v;
 
 	for (n = 1; (v = *box) != k; n++) {
-		if (v != k - 1 && bytes_of_either(v, k - 1, k)) {
-			(*torn)++;
-		} else if (v != k - 1) {
+		/* k - 1 itself is made of its own bytes */
+		if (!bytes_of_either(v, k - 1, k)) {
 			fprintf(stderr, "# inbox holds %#llx waiting for %#llx\n",
 				(unsigned long long)v, (unsigned long long)k);
 			return -1;
 		}
+		if (v != k - 1)
+			(*torn)++;
 		if (!(n % 4096) && swr_now_ms() > end) {
 			fprintf(stderr, "# inbox still %#llx after %d ms waiting for %#llx\n",
 				(unsigned long long)v, SWR_CQ_TIMEOUT_MS,
