@@ -34,6 +34,12 @@
  * is the rate and not one burst's.
  */
 #define SWR_CC_MEAS_NS		(2 * NSEC_PER_MSEC)
+/*
+ * A QP's use of its rate is measured over the last one to two windows of
+ * this length (swr_cc_used()): several of the poller's turns, so that a
+ * QP whose turns come late is measured at what it sends between them.
+ */
+#define SWR_CC_USE_NS		(8 * NSEC_PER_MSEC)
 /* Timer periods caught up at once; after a longer pause, restart. */
 #define SWR_CC_CATCHUP		64
 
@@ -56,6 +62,7 @@ static const struct {
 	[SWR_CC_HAI_MBPS] = { 10, 1, 100000 },
 	[SWR_CC_MIN_MBPS] = { 1, 1, 100000 },
 	[SWR_CC_MAX_MBPS] = { 100000, 1, 1000000 },
+	[SWR_CC_WINDOW_US] = { 10000, 0, 1000000 },
 };
 
 void swr_cc_init(struct swr_dev *sdev)
@@ -128,6 +135,7 @@ struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS] = {
 	SWR_CC_ATTR(SWR_CC_HAI_MBPS, "cc_hai_mbps"),
 	SWR_CC_ATTR(SWR_CC_MIN_MBPS, "cc_min_mbps"),
 	SWR_CC_ATTR(SWR_CC_MAX_MBPS, "cc_max_mbps"),
+	SWR_CC_ATTR(SWR_CC_WINDOW_US, "cc_window_us"),
 };
 
 /* ECN --------------------------------------------------------------------- */
@@ -271,6 +279,28 @@ static void swr_cc_cut(struct swr_qp *qp, struct swr_cc_rp *rp, u64 now)
 	rp->cnp_seen = true;
 }
 
+/*
+ * Whether the QP sends at least half its rate, over the last one to two
+ * usage windows up to @now (idle time counted). A rate is raised only
+ * while it is used, as TCP grows a window only while it fills it
+ * (RFC 7661): a QP held back by its CPU or its application, with its
+ * rate raised by every timer event meanwhile, would send at that rate
+ * once the CPU is back, and every QP at once (four QPs with nothing
+ * queued at the bottleneck were allowed three times the link between
+ * them, and overflowed it within half a second). It does not stop a QP
+ * that uses its rate while no feedback comes: swr_cc_window() does.
+ */
+static bool swr_cc_used(struct swr_cc_rp *rp, u64 now)
+{
+	u64 from = rp->use_prev_ts ? rp->use_prev_ts : rp->use_ts;
+	u64 bytes = rp->use_prev_bytes + rp->use_bytes;
+	u64 ns = now - from;
+
+	if (!rp->use_ts || ns < SWR_CC_USE_NS)
+		return true;	/* not measured yet */
+	return 2 * div64_u64(bytes * 8 * USEC_PER_SEC, ns) >= rp->rc;
+}
+
 /* A rate increase event (timer or byte counter). */
 static void swr_cc_increase(struct swr_dev *sdev, struct swr_cc_rp *rp)
 {
@@ -332,6 +362,9 @@ static void swr_cc_age(struct swr_dev *sdev, struct swr_cc_rp *rp, u64 now)
 	 */
 	period = swr_cc_period(sdev, SWR_CC_TIMER_US,
 			       atomic64_read(&sdev->cc_srtt));
+	/* Periods in which the QP did not use its rate raise nothing. */
+	if (rp->rc && now - rp->timer_ts >= period && !swr_cc_used(rp, now))
+		rp->timer_ts = now;
 	for (i = 0; rp->rc && now - rp->timer_ts >= period; i++) {
 		if (i == SWR_CC_CATCHUP) {
 			rp->timer_ts = now;
@@ -398,6 +431,13 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 		rp->win_ts = now;
 		rp->win_bytes = 0;
 	}
+	if (!rp->use_ts || now - rp->use_ts >= SWR_CC_USE_NS) {
+		rp->use_prev_ts = rp->use_ts;
+		rp->use_prev_bytes = rp->use_bytes;
+		rp->use_ts = now;
+		rp->use_bytes = 0;
+	}
+	rp->use_bytes += bytes;
 	if (!rp->rc)
 		return;
 	rp->vt += swr_cc_ns(bytes, rp->rc);
@@ -405,9 +445,31 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 	reset = swr_cc(sdev, SWR_CC_BYTE_RESET);
 	if (rp->bytes >= reset) {
 		rp->bytes = 0;
-		rp->b_stage++;
-		swr_cc_increase(sdev, rp);
+		if (swr_cc_used(rp, now)) {
+			rp->b_stage++;
+			swr_cc_increase(sdev, rp);
+		}
 	}
+}
+
+/*
+ * A paced RC QP may have what its rate sends in cc_window_us out and not
+ * acknowledged (0: no bound). A rate says how fast to send, not when to
+ * stop: while the feedback does not come back (the receiver's CPU busy or
+ * stalled: no ACKs, no CNPs) a QP would go on sending at its rate, and
+ * with it the queue would grow without bound. The window bounds what all
+ * QPs together can add to a queue to their rates' sum times the window,
+ * and is not reached while round trips stay below it.
+ */
+u64 swr_cc_window(struct swr_qp *qp)
+{
+	struct swr_cc_rp *rp = &qp->wire->req.cc;
+	u32 us = swr_cc(swr_qp_dev(qp), SWR_CC_WINDOW_US);
+
+	if (!rp->rc || !us)
+		return U64_MAX;
+	/* kbit/s times us: bits / 1000; bytes: / 8000 */
+	return div_u64(rp->rc * us, 8000);
 }
 
 void swr_cc_rtt(struct swr_qp *qp, u64 ns)

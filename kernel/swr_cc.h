@@ -43,6 +43,7 @@ enum swr_cc_param {
 	SWR_CC_HAI_MBPS,	/* hyper increase step, Mbit/s */
 	SWR_CC_MIN_MBPS,	/* the lowest rate */
 	SWR_CC_MAX_MBPS,	/* the rate above which a QP is not paced */
+	SWR_CC_WINDOW_US,	/* bytes out: what the rate sends in this */
 	SWR_CC_NPARAMS,
 };
 
@@ -68,6 +69,14 @@ struct swr_cc_rp {
 	u64 win_ts;
 	u64 win_bytes;
 	u64 meas;
+	/*
+	 * Whether the QP uses its rate (swr_cc_used()): bytes sent in the
+	 * usage window in progress and in the one before it.
+	 */
+	u64 use_ts;		/* the window in progress began */
+	u64 use_bytes;
+	u64 use_prev_ts;	/* the window before it began; 0: none */
+	u64 use_prev_bytes;
 };
 
 /* sysfs attributes (swr_main.c's group lists each). */
@@ -90,6 +99,8 @@ void swr_cc_rp_cnp(struct swr_qp *qp);
 u64 swr_cc_wait(struct swr_qp *qp, u64 now);
 /* Poller (sq_lock): a packet of @bytes went at @now. */
 void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now);
+/* Poller (sq_lock): bytes @qp may have unacknowledged; U64_MAX: any. */
+u64 swr_cc_window(struct swr_qp *qp);
 /* Poller (sq_lock): a round trip of @ns measured (an AckReq answered). */
 void swr_cc_rtt(struct swr_qp *qp, u64 ns);
 /* The QP's current rate in Mbit/s, 0: not limited (restrack). */

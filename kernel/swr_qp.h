@@ -274,7 +274,7 @@ struct swr_wire_req {
 	u32 unacked;		/* packets since the last AckReq */
 	u32 nak_psn;		/* PSN of the last sequence NAK acted on */
 	bool nak_seen;		/* nak_psn valid: no timeout since */
-	bool inflight_full;	/* SWR_WIRE_INFLIGHT out: wait for answers */
+	bool inflight_full;	/* the window is out: wait for answers */
 	bool late_grace;	/* this timer was found late: extended once */
 	u64 deadline;		/* retransmission timer, ktime ns; 0: off */
 	u64 rnr_until;		/* RNR NAK wait, ktime ns; 0: none */

@@ -532,18 +532,26 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 
 /*
  * RC: may packet wr->sent of @e (the READ request from rd_next) not go
- * out yet, SWR_WIRE_INFLIGHT PSNs being out? The last one that may asks
+ * out yet, SWR_WIRE_INFLIGHT PSNs being out, or DCQCN's window (in PSNs
+ * of @mtu, at least two ACK requests' worth: an ACK of the packets up to
+ * the last request always opens it again)? The last one that may asks
  * for an ACK, so that the answer that opens the window again comes.
  */
-static bool swr_wire_inflight_full(struct swr_wire_req *wr,
-				   const struct swr_wire_ent *e)
+static bool swr_wire_inflight_full(struct swr_qp *qp,
+				   const struct swr_wire_ent *e, u32 mtu)
 {
+	struct swr_wire_req *wr = &qp->wire->req;
 	u32 k = swr_wire_pkt_index(e, wr->sent);
 	int out = swr_psn_diff(e->first_psn + k, swr_wire_base_psn(wr));
+	u64 win = swr_cc_window(qp);
+	int lim = SWR_WIRE_INFLIGHT;
 
-	if (out >= SWR_WIRE_INFLIGHT)
+	if (win != U64_MAX)
+		lim = clamp_t(u64, div_u64(win, mtu), 2 * SWR_WIRE_ACK_EVERY,
+			      SWR_WIRE_INFLIGHT);
+	if (out >= lim)
 		return true;
-	if (out == SWR_WIRE_INFLIGHT - 1)
+	if (out == lim - 1)
 		wr->unacked = SWR_WIRE_ACK_EVERY;
 	return false;
 }
@@ -585,7 +593,7 @@ static void swr_wire_send_pending(struct swr_qp *qp,
 					 wr->acked_psn) < 0)
 				wr->sent = e->npkts - 1;
 		}
-		if (rc && swr_wire_inflight_full(wr, e)) {
+		if (rc && swr_wire_inflight_full(qp, e, p->mtu)) {
 			/* An answer or the timer clears it (has_work). */
 			WRITE_ONCE(wr->inflight_full, true);
 			break;

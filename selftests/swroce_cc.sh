@@ -30,7 +30,9 @@
 # more later, as the TAP comments show). A case runs 2 or 4 flows: from
 # the last flow's first acknowledged writes 2 s to settle, then a 5 s
 # window at whose start and end the qdisc is sampled; a second later
-# every flow is stopped (SIGTERM). Cases: CC on with 2 and 4 flows, CC off with 2.
+# every flow is stopped (SIGTERM). Cases: CC on with 2 and 4 flows, CC on
+# with 4 flows while the guest's CPUs are taken in bursts (busy_cpus),
+# CC off with 2.
 # CC on/off: the sysfs files swroce/cc_ecn, cc_np_enable, cc_rp_enable of
 # both devices, 1 or 0. A module without them has no congestion control:
 # then the CC-on checks fail (saying why) and the CC-off case still runs.
@@ -58,7 +60,7 @@
 # marking queue) and its marks, and the counters retransmits, tx_pkts, ack_timeouts,
 # rp_cnp_handled, rp_cnp_ignored (cca0), np_ecn_marked_roce_packets,
 # np_cnp_sent (ccb0).
-# Passes: CC on: J >= 0.9, utilisation >= 85%, no qdisc drop and
+# Passes: CC on: J >= 0.9, utilisation >= 85% (70% when busy), no qdisc drop and
 # retransmits <= 0.1% of tx_pkts, CNPs sent and handled. CC off: the
 # bottleneck shows what CC prevents (drops or retransmits). Every case:
 # every pair ran until stopped (exit 143, SIGTERM), the client reporting.
@@ -95,12 +97,12 @@ sys=/sys/class/infiniband
 bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
 CC_FILES="cc_ecn cc_np_enable cc_rp_enable"
 
-spid=() cpid=() sampler=	# the running flows' servers, clients; sampler
+spid=() cpid=() sampler="" busy=""	# the running flows' servers, clients; sampler; busy_cpus
 T=""			# tracefs (below), if there is one
 
 cleanup() {
 	local p
-	for p in "${cpid[@]}" "${spid[@]}" $sampler; do
+	for p in "${cpid[@]}" "${spid[@]}" $sampler $busy; do
 		kill "$p" 2>/dev/null
 	done
 	ip netns pids $NSA 2>/dev/null | xargs -r kill 2>/dev/null
@@ -358,12 +360,36 @@ reports() {
 	awk -v s=$SIZE '$1 == s && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' "$1"
 }
 
-# run_case NAME N: N flows; sets the globals the checks read: J, util (%),
+# busy_cpus: until killed, every BUSY_GAP s both CPUs busy for BUSY_ON s
+# (a shell loop per CPU at nice -10, ahead of the devices' pollers and of
+# ksoftirqd): a guest whose CPUs are taken in bursts, as an emulated CPU on
+# a busy host is. In such a burst the receiver's softirqs (ACKs, CNPs) and
+# the pollers get little CPU; then all of it. Without the rate gate and
+# window of Documentation/congestion.rst the 4-flow case overflowed the
+# queue so in 2 of 4 runs on 6.1 (192 and 896 drops).
+BUSY_GAP=3 BUSY_ON=0.4
+busy_cpus() {
+	local c
+	trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep $BUSY_GAP &	# a wait the TERM trap interrupts
+		wait $!
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			timeout $BUSY_ON nice -n -10 taskset -c "$c" \
+				sh -c 'while :; do :; done' &
+		done
+		wait
+	done
+}
+
+# run_case NAME N [busy]: N flows (busy: with busy_cpus from the first
+# flow's start to the window's end); sets the globals the checks read: J, util (%),
 # pairs_ok (1: every pair ran until stopped), why (what went wrong); the
 # counters from case start to the window's end in $log/NAME.delta (the
 # teardown's in $log/NAME.teardown)
 run_case() {
 	local name=$1 n=$2 k t0 t0us launched deadline tstart ws we s c r map mtu tids
+	local mode=${3:-}
 	# ACK timeout 17 (537 ms), what rdma_cm gives an RC QP on RoCE
 	# (packet lifetime 16, plus 1): above the longest wait in the queue
 	# (its limit, 1 MB, is 80 ms at 100 Mbit/s) and above the stalls of
@@ -394,6 +420,10 @@ run_case() {
 	# Flow k starts (k - 1) * GAP s after the first. A client starts at
 	# nice 0 (at 19 its start took seconds next to the running flows) and
 	# is reniced to 19 once its first writes are acknowledged.
+	if [ "$mode" = busy ]; then
+		busy_cpus &
+		busy=$!
+	fi
 	t0=$EPOCHREALTIME
 	t0us=$(us)
 	launched=0 deadline=""
@@ -432,6 +462,11 @@ run_case() {
 	sleep_until $((${ws//[.,]/} + WIN * 1000000))
 	snap "$log/$name.we"
 	we=$(get time "$log/$name.we")
+	if [ -n "$busy" ]; then
+		kill "$busy"
+		wait "$busy" 2>/dev/null
+		busy=
+	fi
 	trace_case off
 	sleep 1		# samples after the window's end
 	# Stop each pair, the server first: its client notices the server's
@@ -556,13 +591,14 @@ pairs_check() {
 	tap_ok $((1 - pairs_ok)) "$1: every client/server pair ran until stopped, the client reporting"
 }
 
-# cc_on_checks NAME: the CC-on TAP lines of a case that ran
+# cc_on_checks NAME CASE [MIN_UTIL]: the CC-on TAP lines of a case that
+# ran; the link utilisation at least MIN_UTIL % (default 85)
 cc_on_checks() {
-	local c=$1 d=$log/$2.delta r tx td rd cnp h
+	local c=$1 d=$log/$2.delta min=${3:-85} r tx td rd cnp h
 	awk -v j="$J" 'BEGIN { exit !(j != "NA" && j >= 0.9) }'
 	tap_ok $? "$c: Jain's fairness index $J >= 0.9 over the ~$WIN s window"
-	awk -v u="$util" 'BEGIN { exit !(u != "NA" && u >= 85) }'
-	tap_ok $? "$c: link utilisation $util% >= 85%"
+	awk -v u="$util" -v m="$min" 'BEGIN { exit !(u != "NA" && u >= m) }'
+	tap_ok $? "$c: link utilisation $util% >= $min%"
 	r=$(get retransmits "$d") tx=$(get tx_pkts "$d")
 	td=$(get tbf_dropped "$d") rd=$(get aqm_dropped "$d")
 	awk -v r="$r" -v tx="$tx" -v td="$td" -v rd="$rd" \
@@ -577,16 +613,23 @@ cc_on_checks() {
 kmsg_mark cc
 
 # --- CC on ------------------------------------------------------------------
-for n in 2 4; do
-	c="CC on, $n flows"
+# The busy case: 4 flows while busy_cpus takes the CPUs 0.4 s in 3.4 s
+# (12% of the time, the pollers getting a tenth of a CPU then), judged as
+# the others but for utilisation: at least 70%, the share the bursts leave
+# less a margin (measured: 84-88%).
+for n in 2 4 4-busy; do
+	case $n in
+	4-busy) c="CC on, 4 flows, CPUs busy in bursts" args=(4 busy) min=70 ;;
+	*) c="CC on, $n flows" args=("$n") min=85 ;;
+	esac
 	if why=$(set_cc 1); then
-		run_case "cc-on-$n" "$n"
-		cc_on_checks "$c" "cc-on-$n"
+		run_case "cc-on-$n" "${args[@]}"
+		cc_on_checks "$c" "cc-on-$n" $min
 	else
 		# not run: the checks fail, saying why
 		echo "# $c: congestion control cannot be switched on:$why"
 		for t in "Jain's fairness index >= 0.9 over the ~$WIN s window" \
-			 "link utilisation >= 85%" \
+			 "link utilisation >= $min%" \
 			 "no qdisc drop, retransmits <= 0.1% of tx_pkts" \
 			 "CNPs sent by $DEVB and handled by $DEVA" \
 			 "every client/server pair ran until stopped, the client reporting"; do
