@@ -43,6 +43,13 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 log=$(mktemp -d /tmp/swr-clients.XXXXXX)
+# Every pair's output, passed or failed, as NN-srv.log and NN-cli.log
+# (NN: the pair's order in this script): a rare failure is read against
+# the runs that passed (how long each size took).
+keep=$top/build/results/$(uname -r)/clients
+rm -rf "$keep"
+mkdir -p "$keep" || tap_bail "mkdir $keep"
+npair=0
 # What the programs leave in their working directory (a crashing
 # libfabric writes NAME.btr backtraces) goes there, not into the tree.
 cd "$log" || tap_bail "cd $log"
@@ -93,6 +100,9 @@ pair_run() {
 	[ $rc = 0 ] || kill $spid 2>/dev/null
 	wait $spid || rc=1
 	[ $rc = 0 ] && { grep -Eq "$check" "$log/cli" || rc=1; }
+	npair=$((npair + 1))
+	{ echo "# $name"; cat "$log/srv"; } >"$keep/$(printf %02d $npair)-srv.log"
+	{ echo "# $name"; cat "$log/cli"; } >"$keep/$(printf %02d $npair)-cli.log"
 	if [ $rc != 0 ]; then
 		show "$name client" "$log/cli"
 		show "$name server" "$log/srv"
