@@ -223,6 +223,12 @@ static u64 swr_cc_ns(u64 bytes, u64 kbps)
 	return div64_u64(bytes * 8 * USEC_PER_SEC, kbps);
 }
 
+/* The rate, kbit/s, of @bytes sent in @ns (> 0). */
+static u64 swr_cc_kbps(u64 bytes, u64 ns)
+{
+	return div64_u64(bytes * 8 * USEC_PER_SEC, ns);
+}
+
 /* A moving average: @avg <- @avg - @avg / 2^@shift + @sample / 2^@shift. */
 static u64 swr_cc_smooth(u64 avg, u64 sample, u32 shift)
 {
@@ -298,7 +304,7 @@ static bool swr_cc_used(struct swr_cc_rp *rp, u64 now)
 
 	if (!rp->use_ts || ns < SWR_CC_USE_NS)
 		return true;	/* not measured yet */
-	return 2 * div64_u64(bytes * 8 * USEC_PER_SEC, ns) >= rp->rc;
+	return 2 * swr_cc_kbps(bytes, ns) >= rp->rc;
 }
 
 /* A rate increase event (timer or byte counter). */
@@ -425,8 +431,7 @@ void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now)
 		 * QP sat out (a late turn, an application that paused) must
 		 * not make the next cut start near zero.
 		 */
-		sample = div64_u64(rp->win_bytes * 8 * USEC_PER_SEC,
-				   now - rp->win_ts);
+		sample = swr_cc_kbps(rp->win_bytes, now - rp->win_ts);
 		rp->meas = swr_cc_smooth(rp->meas, sample, 2);
 		rp->win_ts = now;
 		rp->win_bytes = 0;
