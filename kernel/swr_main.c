@@ -598,25 +598,29 @@ static int __init swr_init(void)
 	swr_pkt_init();
 	swr_crc_init();
 	err = swr_odp_init();
-	if (err) {
-		swr_crc_exit();
-		return err;
-	}
+	if (err)
+		goto err_crc;
+	err = swr_wire_init();
+	if (err)
+		goto err_odp;
 	err = swr_net_init();
-	if (err) {
-		swr_odp_exit();
-		swr_crc_exit();
-		return err;
-	}
+	if (err)
+		goto err_wire;
 	err = register_netdevice_notifier(&swr_netdev_notifier);
-	if (err) {
-		swr_net_exit();
-		swr_odp_exit();
-		swr_crc_exit();
-		return err;
-	}
+	if (err)
+		goto err_net;
 	rdma_link_register(&swr_link_ops);
 	return 0;
+
+err_net:
+	swr_net_exit();
+err_wire:
+	swr_wire_exit();
+err_odp:
+	swr_odp_exit();
+err_crc:
+	swr_crc_exit();
+	return err;
 }
 
 static void __exit swr_exit(void)
@@ -626,7 +630,8 @@ static void __exit swr_exit(void)
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
 	swr_net_exit();
-	/* After the devices: no ODP MR is left to queue work. */
+	/* After the devices: no ODP MR or QP is left to queue work. */
+	swr_wire_exit();
 	swr_odp_exit();
 	swr_crc_exit();
 }

@@ -195,6 +195,11 @@ bool swr_wire_idle(struct swr_qp *qp);
 u64 swr_wire_deadline(struct swr_qp *qp);
 /* Destroy: drop what the receive path queued (no locks held). */
 void swr_wire_qp_fini(struct swr_qp *qp);
+/* The receive path queued a response on qp->wire_rxq (softirq). */
+void swr_wire_rxq_kick(struct swr_qp *qp);
+void swr_wire_rxq_work(struct work_struct *work);
+int swr_wire_init(void);
+void swr_wire_exit(void);
 /* The QP's wire state (struct swr_wire_qp), allocated on first use. */
 struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp);
 /* Multicast verbs (UD QPs, IP multicast GIDs). */

@@ -54,19 +54,27 @@
  * message keeps its progress in req.xfer and goes on in the next turn, in
  * whichever context takes the QP next ("Large messages" in swr_qp.h). So a
  * 2 GiB RDMA WRITE is 32768 turns, and every other QP has its turn in
- * between. No context ever waits for another's turn: swr_req_process()
- * only trylocks (-EBUSY), so that a doorbell caller working on its own QP
+ * between. No turn ever waits for another's: swr_req_process() only
+ * trylocks (-EBUSY), so that a doorbell caller working on its own QP
  * cannot hold up the poller and every other QP (kernel QPs included).
+ * (The one waiter, swr_wire_rxq_work(), takes no turn: it completes one
+ * QP's answered WQEs while the poller sleeps, and holds up nobody else.)
  * Skipping a busy QP must not lose its work. The poller
  *   5. counts a QP it finds busy as work done: it stays awake and tries
  *      the QP again on its next pass, and it can only go to sleep through
  *      steps 1-4, whose step 3 rereads every QP. After a pass that found
  *      one busy it naps SWR_POLL_HELD_US (awake in all but name: no flag
- *      is set, it passes again after the nap). The owner may be a
- *      doorbell caller at a low priority, preempted in its turn: a poller
- *      spinning on its CPU would leave it almost no time to finish (an
- *      ib_write_bw at nice 19 held its QP 270 ms so, and the QP's ACK
- *      timer expired with nothing lost).
+ *      is set, it passes again after the nap), and so does a poller just
+ *      woken, whose pass found the QP busy on a contended CPU. The owner
+ *      may be a doorbell caller at a low priority, preempted in its turn:
+ *      a poller spinning on its CPU would leave it almost no time to
+ *      finish (an ib_write_bw at nice 19 held its QP 270 ms so, and the
+ *      QP's ACK timer expired with nothing lost). Or the owner is a
+ *      doorbell caller whose own turn woke the poller (an ACK it received
+ *      in the softirq its transmit ran), which then preempted it: a woken
+ *      poller that went round its sleep loop without napping found the
+ *      QP busy in every pass until the scheduler ended its time slice,
+ *      10-20 ms, on every message (fi_pingpong across two devices).
  * A doorbell caller
  *   d. takes a turn of its QP if it gets sq_lock (steps a-b, the user's
  *      store of prod and fence, came before);
@@ -322,6 +330,12 @@ static void swr_poll_back_off(struct swr_poller *p, u64 now)
 	WRITE_ONCE(p->backoff_until, now + SWR_POLL_BACKOFF_US * NSEC_PER_USEC);
 }
 
+/* Step 5: a QP was busy in another context, whose owner needs the CPU. */
+static void swr_poll_nap(void)
+{
+	usleep_range(SWR_POLL_HELD_US, 2 * SWR_POLL_HELD_US);
+}
+
 static int swr_poll_thread(void *arg)
 {
 	struct swr_poller *p = arg;
@@ -338,7 +352,7 @@ static int swr_poll_thread(void *arg)
 			swr_poll_flag_all(p, bulk);
 		/* Step 5: the busy QP's owner gets the CPU for a while. */
 		if (held)
-			usleep_range(SWR_POLL_HELD_US, 2 * SWR_POLL_HELD_US);
+			swr_poll_nap();
 		now = ktime_get_ns();
 		/* Work done, or a timer due soon: poll on, not idle. */
 		if (n || swr_poll_due_soon(p, now)) {
@@ -375,6 +389,13 @@ sleep:
 			    swr_poll_due_soon(p, ktime_get_ns()))
 				break;
 			swr_poll_back_off(p, ktime_get_ns());
+			/*
+			 * Step 5: the QP's owner may be the task this poller
+			 * preempted, and swr_poll_sleep() does not sleep while
+			 * the QP it holds has work.
+			 */
+			if (held)
+				swr_poll_nap();
 		}
 		swr_poll_awake(p);
 		idle_since = ktime_get_ns();
@@ -456,14 +477,17 @@ void swr_poll_del_qp(struct swr_qp *qp)
 	wait_event(p->del_wq, !swr_poll_busy_with(p, qp));
 }
 
+bool swr_poll_asleep(struct swr_dev *sdev)
+{
+	/* Step b of the protocol: the work is published before this. */
+	smp_mb();
+	return READ_ONCE(sdev->poller->need_wakeup);
+}
+
 void swr_poll_kick(struct swr_dev *sdev)
 {
-	struct swr_poller *p = sdev->poller;
-
-	/* Step b of the protocol: the WQEs are published before this. */
-	smp_mb();
-	if (READ_ONCE(p->need_wakeup))
-		wake_up_process(p->task);
+	if (swr_poll_asleep(sdev))
+		wake_up_process(sdev->poller->task);
 }
 
 /*

@@ -477,6 +477,7 @@ int swr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->resp_lock);
 	INIT_LIST_HEAD(&qp->poll_node);
 	INIT_LIST_HEAD(&qp->tm_jobs);
+	INIT_WORK(&qp->rxq_work, swr_wire_rxq_work);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	/* swr_sq_init() sets it up again; an XRC_TGT QP has no SQ. */

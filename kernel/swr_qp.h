@@ -18,8 +18,11 @@
  * RC/UC requests - are processed there under the destination QP's
  * resp_lock (data placement, ACK/NAK and READ/atomic responses sent from
  * there); ACKs, NAKs and responses for our requester are queued on
- * qp->wire_rxq and the poller is kicked, because the requester's state is
- * the poller's (sq_lock, never taken in softirq). A device whose netns
+ * qp->wire_rxq for the poller, because the requester's state is the
+ * poller's (sq_lock, never taken in softirq). While the poller sleeps, a
+ * work item on a high-priority workqueue takes them instead
+ * (swr_wire_rxq_kick()): the WQE they complete must not wait for the
+ * poller to get a CPU from a spinning application. A device whose netns
  * port 4791 is taken (rdma_rxe in init_net) is local-only: a UD send to a
  * foreign GID is dropped like a lost packet and an RC/UC request to a
  * foreign GID completes with IB_WC_RETRY_EXC_ERR after the retries.
@@ -522,6 +525,8 @@ struct swr_qp {
 	 */
 	struct llist_head wire_rxq;
 	atomic_t wire_rxq_len;	/* skbs on it, at most SWR_WIRE_RXQ_MAX */
+	/* Takes wire_rxq while the poller sleeps; holds a reference. */
+	struct work_struct rxq_work;
 	/* NULL until first used; set once (cmpxchg), freed by destroy. */
 	struct swr_wire_qp *wire;
 	/*
@@ -734,6 +739,12 @@ void swr_poll_add_qp(struct swr_qp *qp);
 void swr_poll_del_qp(struct swr_qp *qp);
 /* Wake the poller if it sleeps (work published before the call). */
 void swr_poll_kick(struct swr_dev *sdev);
+/*
+ * Does the poller sleep (need_wakeup)? A full barrier first, as in
+ * swr_poll_kick(): work published before the call is seen by the poller's
+ * step 3 if this returns false.
+ */
+bool swr_poll_asleep(struct swr_dev *sdev);
 /*
  * A user QP's doorbell: run its requester in the caller's context and wake
  * the poller when it is needed. Process context, no locks held; the QP

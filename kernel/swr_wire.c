@@ -12,7 +12,8 @@
  * AckReq is set on the last packet of each message and every
  * SWR_WIRE_ACK_EVERY packets. Responses arrive in softirq and are queued
  * on qp->wire_rxq for the poller (the requester's state is the poller's,
- * under sq_lock, which softirq must not take). Completions are in order:
+ * under sq_lock, which softirq must not take), or, while it sleeps, for
+ * a work item on swr_wire_wq (swr_wire_rxq_kick()). Completions are in order:
  * entries are marked done as their answers come, and only the head entry
  * ever completes. UC entries complete once sent.
  *
@@ -1069,6 +1070,69 @@ void swr_wire_drain_responses(struct swr_qp *qp)
 
 	lockdep_assert_held(&qp->sq_lock);
 	swr_wire_rx_responses(qp, &p);
+}
+
+/*
+ * Responses while the poller sleeps
+ * ---------------------------------
+ * The last ACK of a ping-pong completes a WQE the application is waiting
+ * for. Kicking the sleeping poller is not enough: on a CPU where the
+ * application spins, the scheduler may leave the woken poller waiting for
+ * the end of the application's time slice, milliseconds. (fi_pingpong
+ * across two devices: the client got its last completion, exited and
+ * disconnected, and the server's last SEND, acknowledged 5 ms before, was
+ * still not complete; libfabric failed it as flushed.) So a response that
+ * finds the poller asleep goes to a work item on a WQ_HIGHPRI workqueue,
+ * as the RDMA core's own completion work does (ib_comp_wq). It takes the
+ * QP's sq_lock and completes what the responses answer; what they leave
+ * (packets the window now lets go, a timer to arm) is the poller's,
+ * kicked as before. Unlike the poller and doorbell callers it waits for
+ * the lock: it holds up only this QP's answers, and the turn it waits for
+ * is often the one its own softirq interrupted (a doorbell caller's
+ * transmit, whose peer answered at once on a veth). A response that finds
+ * the poller awake is its next pass's: swr_poll_asleep() against the
+ * poller's steps 1-3 makes sure one of the two sees it.
+ *
+ * The work holds a reference to the QP, so destroy waits for it; once
+ * destroy has taken the QP from the poller it completes nothing more.
+ */
+static struct workqueue_struct *swr_wire_wq;
+
+void swr_wire_rxq_kick(struct swr_qp *qp)
+{
+	if (!swr_poll_asleep(swr_qp_dev(qp)))
+		return;
+	/* The receive path holds a reference: the QP is not released. */
+	refcount_inc(&qp->ref);
+	if (!queue_work(swr_wire_wq, &qp->rxq_work))
+		swr_qp_put(qp);
+}
+
+void swr_wire_rxq_work(struct work_struct *work)
+{
+	struct swr_qp *qp = container_of(work, struct swr_qp, rxq_work);
+
+	mutex_lock(&qp->sq_lock);
+	/* Destroy removes it from the poller before taking sq_lock. */
+	if (!list_empty(&qp->poll_node))
+		swr_wire_drain_responses(qp);
+	mutex_unlock(&qp->sq_lock);
+	if (!swr_wire_idle(qp) || swr_req_has_work(qp, ktime_get_ns()))
+		swr_poll_kick(swr_qp_dev(qp));
+	swr_qp_put(qp);
+}
+
+int swr_wire_init(void)
+{
+	swr_wire_wq = alloc_workqueue("swr_wire", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				      0);
+	return swr_wire_wq ? 0 : -ENOMEM;
+}
+
+/* After the devices: no QP is left to queue work. */
+void swr_wire_exit(void)
+{
+	destroy_workqueue(swr_wire_wq);
 }
 
 void swr_wire_poll(struct swr_qp *qp)

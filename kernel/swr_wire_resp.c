@@ -1042,7 +1042,7 @@ void swr_wire_resp_rx(struct swr_qp *qp, const struct swr_rx *rx,
 
 /* The receive path's entry -------------------------------------------------- */
 
-/* A response for @qp's requester: queued for the poller. True: kept. */
+/* A response for @qp's requester: queued for it. True: kept. */
 static bool swr_wire_queue_resp(struct swr_qp *qp, struct swr_rx *rx)
 {
 	struct swr_wire_cb *cb = swr_wire_cb(rx->skb);
@@ -1057,7 +1057,7 @@ static bool swr_wire_queue_resp(struct swr_qp *qp, struct swr_rx *rx)
 		return false;
 	}
 	llist_add(&rx->skb->ll_node, &qp->wire_rxq);
-	swr_poll_kick(rx->sdev);
+	swr_wire_rxq_kick(qp);
 	return true;
 }
 
