@@ -93,6 +93,13 @@
 #define SWR_ODP_BAD_TIME	HZ
 /* Asynchronous advise_mr requests queued per device at most. */
 #define SWR_ODP_MAX_ADVISE	64
+/*
+ * What the core allocates per page of an explicit ODP MR at registration
+ * (ib_umem_odp_get(): a pfn_list and a dma_list entry), and the share of
+ * the RAM one registration may have that way (swr_odp_too_big()).
+ */
+#define SWR_ODP_BYTES_PER_PAGE	(sizeof(unsigned long) + sizeof(dma_addr_t))
+#define SWR_ODP_RAM_SHARE	8
 
 struct swr_odp {
 	struct swr_mr *mr;
@@ -441,6 +448,29 @@ static struct swr_odp *swr_odp_alloc(struct swr_mr *mr)
 	return odp;
 }
 
+/*
+ * An explicit ODP MR pins nothing and is charged to nothing, but the core
+ * allocates SWR_ODP_BYTES_PER_PAGE for every page of it when it is
+ * registered (kvcalloc): the length a process asks for is a kernel
+ * allocation of 1/256th of it. Under the uverbs fuzzer two such
+ * registrations in a 2 GiB guest, tables of up to INT_MAX bytes each
+ * (kvcalloc()'s own limit), kept both CPUs in the page allocator for
+ * over a minute: soft lockups, an RCU stall. So an explicit ODP MR whose
+ * arrays would exceed 1/SWR_ODP_RAM_SHARE of the RAM, or INT_MAX bytes,
+ * is refused with -ENOMEM, as an allocation that could not be made. An
+ * implicit MR covers any address space with arrays made as faults need
+ * them.
+ */
+static bool swr_odp_too_big(u64 start, u64 length)
+{
+	u64 pages = (round_up(start + length, PAGE_SIZE) -
+		     round_down(start, PAGE_SIZE)) >> PAGE_SHIFT;
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	return pages > INT_MAX / SWR_ODP_BYTES_PER_PAGE ||
+	       pages * SWR_ODP_BYTES_PER_PAGE > ram / SWR_ODP_RAM_SHARE;
+}
+
 int swr_odp_reg(struct ib_device *ibdev, struct swr_mr *mr, u64 start,
 		u64 length, u64 iova, int access)
 {
@@ -471,6 +501,10 @@ int swr_odp_reg(struct ib_device *ibdev, struct swr_mr *mr, u64 start,
 		/* The core checks only that start + length does not wrap. */
 		if (start >= TASK_SIZE || length > TASK_SIZE - start) {
 			err = -EINVAL;
+			goto err_free;
+		}
+		if (swr_odp_too_big(start, length)) {
+			err = -ENOMEM;
 			goto err_free;
 		}
 		odp->umem = ib_umem_odp_get(ibdev, start, length, access,

@@ -359,6 +359,44 @@ TEST_F(odp, implicit)
 	munmap(dst, BUFSZ);
 }
 
+/*
+ * An explicit ODP MR costs the kernel 16 bytes per page at registration
+ * (kernel/swr_odp.c, swr_odp_too_big()): arrays above an eighth of the RAM
+ * are refused at once with ENOMEM. Asked here: arrays of a quarter of the
+ * RAM (128 GiB of range with 2 GiB of RAM; a module without the bound
+ * registers it, and allocates them), and 1 TiB (past INT_MAX bytes of
+ * arrays). 1 GiB (4 MiB of arrays) is registered. The ranges are only
+ * reserved: ODP needs no pages to register.
+ */
+TEST_F(odp, too_big)
+{
+	const size_t tib = 1ULL << 40, fine = 1ULL << 30;
+	size_t ram = (size_t)sysconf(_SC_PHYS_PAGES) * PAGE;
+	size_t lens[2] = { ram / 4 / 16 * PAGE, tib };
+	struct ibv_mr *mr;
+	void *va;
+	int i;
+
+	ASSERT_LT(lens[0], tib) TH_LOG("%zu bytes of RAM", ram);
+	va = mmap(NULL, tib, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (va == MAP_FAILED)
+		SKIP(return, "cannot reserve 1 TiB of address space");
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		mr = ibv_reg_mr(self->a.pd, va, lens[i], ODP_ACCESS);
+		EXPECT_EQ(NULL, mr) TH_LOG("%zu bytes registered", lens[i]);
+		EXPECT_EQ(ENOMEM, errno);
+		if (mr)
+			ibv_dereg_mr(mr);
+	}
+	mr = ibv_reg_mr(self->a.pd, va, fine, ODP_ACCESS);
+	EXPECT_NE(NULL, mr) TH_LOG("1 GiB ODP: %s", strerror(errno));
+	if (mr)
+		EXPECT_EQ(0, ibv_dereg_mr(mr));
+	munmap(va, tib);
+}
+
 /* Prefetch (sync, async, no fault), then traffic through the range. */
 TEST_F(odp, prefetch)
 {
