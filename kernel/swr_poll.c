@@ -94,6 +94,13 @@
  *
  * The engine's timers (RNR and retransmission waits, a paced QP's next
  * packet) are deadlines the poller sleeps until (swr_poll_deadline()).
+ * One reported while it sleeps, by a doorbell's turn or an answer's work
+ * item, sets the poller's hrtimer instead of waking it: a WRITE that waits
+ * for its ACK is no work, and the ACK normally comes first (it is taken
+ * by the work item). Waking the poller to rearm its sleep had cost a
+ * wake-up per WQE of a ping-pong across a link, on CPUs where the
+ * applications spin (the latency policy below). The timer only ever moves
+ * sooner; one that fires after the ACK costs one needless pass.
  * One due within idle_us is work, as a post is: the poller waits for it
  * polling, whether or not its CPU is contended (swr_poll_due_soon()). A
  * QP that DCQCN paces has a packet due every few microseconds; sleeping
@@ -404,6 +411,24 @@ sleep:
 	return 0;
 }
 
+static enum hrtimer_restart swr_poll_timer_fn(struct hrtimer *t)
+{
+	struct swr_poller *p = container_of(t, struct swr_poller, timer);
+
+	wake_up_process(p->task);
+	return HRTIMER_NORESTART;
+}
+
+/* Wake the poller at @when, unless the timer is set for sooner. */
+static void swr_poll_timer_arm(struct swr_poller *p, u64 when)
+{
+	spin_lock_bh(&p->timer_lock);
+	if (!hrtimer_is_queued(&p->timer) ||
+	    when < hrtimer_get_expires_ns(&p->timer))
+		hrtimer_start(&p->timer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+	spin_unlock_bh(&p->timer_lock);
+}
+
 int swr_poll_start(struct swr_dev *sdev)
 {
 	struct swr_poller *p;
@@ -416,6 +441,9 @@ int swr_poll_start(struct swr_dev *sdev)
 	INIT_LIST_HEAD(&p->qps);
 	init_waitqueue_head(&p->del_wq);
 	p->idle_us = SWR_POLL_IDLE_US;
+	spin_lock_init(&p->timer_lock);
+	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	p->timer.function = swr_poll_timer_fn;
 
 	p->task = kthread_create(swr_poll_thread, p, "swroce/%s",
 				 netdev_name(sdev->ndev));
@@ -437,6 +465,8 @@ void swr_poll_stop(struct swr_dev *sdev)
 
 	if (!p)
 		return;
+	/* No QP is left to arm it again. */
+	hrtimer_cancel(&p->timer);
 	kthread_stop(p->task);
 	sdev->poller = NULL;
 	kfree(p);
@@ -538,7 +568,16 @@ void swr_poll_deadline(struct swr_dev *sdev, u64 when)
 			break;
 		old = prev;
 	}
-	/* From outside the poller: let a sleeping poller reschedule. */
-	if (current != p->task && READ_ONCE(p->need_wakeup))
-		wake_up_process(p->task);
+	if (current == p->task)
+		return;
+	/*
+	 * An awake poller finds the deadline in the QP when it next looks
+	 * (steps 1-3 come before any sleep); a sleeping one is woken by its
+	 * timer at the deadline, not now. The barrier is step b: the
+	 * caller's store of the deadline into the QP before the read of
+	 * need_wakeup.
+	 */
+	smp_mb();
+	if (READ_ONCE(p->need_wakeup))
+		swr_poll_timer_arm(p, when);
 }

@@ -730,6 +730,9 @@ struct swr_poller {
 	u64 backoff_until;
 	/* Earliest engine deadline seen in this pass (ktime ns, 0: none). */
 	u64 next_deadline;
+	/* Wakes the sleeping poller at a deadline (swr_poll_deadline()). */
+	struct hrtimer timer;
+	spinlock_t timer_lock;		/* serialises arming the timer */
 };
 
 int swr_poll_start(struct swr_dev *sdev);

@@ -5,8 +5,9 @@
  * (many packets), every byte checked and the bytes around each transfer
  * untouched; an RNR wait that resolves; a bad rkey failing remotely; an
  * 8 MiB WRITE and READ at MTU 256, the bound on the PSNs a requester
- * has out when no ACK comes, and an acknowledged SEND surviving a move
- * to ERR right behind its ACK.
+ * has out when no ACK comes, an acknowledged SEND surviving a move
+ * to ERR right behind its ACK, and a ping-pong next to busy loops that
+ * lets the sleeping poller sleep.
  *
  * The devices come from SWR_WIRE_A and SWR_WIRE_B (swroce in one network
  * namespace, rxe or a second swroce in another: selftests/swroce_wire.sh
@@ -15,9 +16,12 @@
  * namespaces.
  */
 #include <arpa/inet.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "swr_qp_test.h"
@@ -359,6 +363,99 @@ TEST_F(wire, pipeline)
 		EXPECT_EQ((uint64_t)i, wc.wr_id);
 	}
 	EXPECT_EQ(-1, swr_check(s->buf, 32 * 4096, 7));
+}
+
+/*
+ * A busy loop on every CPU but one (the test's own spins there), killed
+ * with the test or by swr_hogs_stop().
+ */
+static int swr_hogs_start(pid_t *pids, int max)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	int i;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	if (ncpu > max)
+		ncpu = max;
+	for (i = 0; i < ncpu; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return i;
+		if (!pids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				;
+		}
+	}
+	return i;
+}
+
+static void swr_hogs_stop(pid_t *pids, int n)
+{
+	while (n--) {
+		kill(pids[n], SIGKILL);
+		waitpid(pids[n], NULL, 0);
+	}
+}
+
+/*
+ * A ping-pong of WRITEs (post, wait for the completion) on CPUs where
+ * other tasks spin: the sleeping poller is not woken for each WRITE's ACK
+ * deadline (its timer is set instead), nor for the ACK (a work item takes
+ * it). Its wake-ups are bounded by the latency policy's back-offs (one per
+ * millisecond at most: a doorbell wakes the poller when the 1 ms back-off
+ * is over) plus an eighth of the WRITEs; a poller woken once per WRITE,
+ * as before, exceeds that unless each round trip takes over 0.9 ms
+ * (0.15-0.35 ms in a TCG guest). Every WRITE's bytes are checked.
+ */
+TEST_F_TIMEOUT(wire, ping_pong_lets_poller_sleep, 120)
+{
+	static const char *const names[] = { "doorbells", "poller_wakeups" };
+	const char *dev = getenv("SWR_WIRE_A");
+	long long c0[2], c1[2], doorbells, wakeups;
+	struct wend *r = &self->a, *s = &self->b;
+	const int n = 400, len = 64;
+	uint64_t t0, ms;
+	pid_t hogs[8];
+	int nhogs, i, bad = 0;
+	struct ibv_wc wc;
+
+	ASSERT_LE(0, swr_port_counter(dev, "doorbells"))
+		TH_LOG("%s has no doorbells counter", dev);
+	memset(s->buf, CANARY, BUFSZ);
+	nhogs = swr_hogs_start(hogs, 8);
+	/* Let the poller find its CPU contended and back off. */
+	for (i = 0; i < 20; i++)
+		do_write(_metadata, r, s, len, 200 + i, false);
+	for (i = 0; i < 2; i++)
+		c0[i] = swr_port_counter(dev, names[i]);
+	t0 = swr_now_ms();
+	for (i = 0; i < n && !bad; i++) {
+		swr_fill(r->buf + (i % 64) * len, len, i);
+		if (swr_post_send1(r->qp, IBV_WR_RDMA_WRITE, i,
+				   r->buf + (i % 64) * len, len, r->mr->lkey,
+				   (uintptr_t)s->buf + i * len, s->mr->rkey,
+				   IBV_SEND_SIGNALED) ||
+		    wend_wait(r, &wc) != IBV_WC_SUCCESS || wc.wr_id != (unsigned)i)
+			bad = 1;
+	}
+	ms = swr_now_ms() - t0;
+	for (i = 0; i < 2; i++)
+		c1[i] = swr_port_counter(dev, names[i]);
+	swr_hogs_stop(hogs, nhogs);
+	ASSERT_EQ(0, bad) TH_LOG("WRITE %d failed", i - 1);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(-1, swr_check(s->buf + i * len, len, i))
+			TH_LOG("WRITE %d", i);
+	doorbells = c1[0] - c0[0];
+	wakeups = c1[1] - c0[1];
+	printf("# %d WRITEs in %llu ms next to %d busy loop(s): %lld doorbells, %lld poller wake-ups\n",
+	       n, (unsigned long long)ms, nhogs, doorbells, wakeups);
+	if (doorbells < n / 2)
+		SKIP(return, "the poller kept polling (%lld doorbells): nothing to measure",
+		     doorbells);
+	EXPECT_LE(wakeups, n / 8 + (long long)ms);
 }
 
 /* No receive posted: RNR NAKs until one is, then the SEND completes. */
