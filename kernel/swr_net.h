@@ -189,6 +189,7 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now);
  * sending complete their WQEs before the flush (sq_lock held).
  */
 void swr_wire_drain_responses(struct swr_qp *qp);
+void swr_wire_rxq_take(struct swr_qp *qp);
 int swr_wire_flush(struct swr_qp *qp);
 bool swr_wire_idle(struct swr_qp *qp);
 /* The requester's next timer (RNR wait or retransmission), 0: none. */

@@ -96,11 +96,11 @@
  * packet) are deadlines the poller sleeps until (swr_poll_deadline()).
  * One reported while it sleeps, by a doorbell's turn or an answer's work
  * item, sets the poller's hrtimer instead of waking it: a WRITE that waits
- * for its ACK is no work, and the ACK normally comes first (it is taken
- * by the work item). Waking the poller to rearm its sleep had cost a
- * wake-up per WQE of a ping-pong across a link, on CPUs where the
- * applications spin (the latency policy below). The timer only ever moves
- * sooner; one that fires after the ACK costs one needless pass.
+ * for its ACK is no work, and the ACK normally comes first (the doorbell
+ * caller or the work item takes it). Waking the poller to rearm its sleep
+ * had cost a wake-up per WQE of a ping-pong across a link, on CPUs where
+ * the applications spin (the latency policy below). The timer only ever
+ * moves sooner; one that fires after the ACK costs one needless pass.
  * One due within idle_us is work, as a post is: the poller waits for it
  * polling, whether or not its CPU is contended (swr_poll_due_soon()). A
  * QP that DCQCN paces has a packet due every few microseconds; sleeping
@@ -125,11 +125,13 @@
  * not wake it. A doorbell is the post_send system call the application
  * makes anyway, so it does the work itself: swr_poll_doorbell() runs the
  * QP's requester in the caller's context (as rdma_rxe does in its
- * post_send), and wakes the poller only when work is left over or the
- * back-off has passed; then it also clears its QP's flag (step g), as the
- * poller takes over. Work left over always wakes it, so nothing waits
- * for a sleeping poller. An uncontended CPU keeps the old behaviour: the
- * poller polls, the flags stay clear, and posting makes no system call.
+ * post_send), takes the answers its own transmit drew in (a veth peer's,
+ * see swr_wire.c's "Answers while the poller sleeps"), and wakes the
+ * poller only when work is left over or the back-off has passed; then
+ * it also clears its QP's flag (step g), as the poller takes over. Work
+ * left over always wakes it, so nothing waits for a sleeping poller. An
+ * uncontended CPU keeps the old behaviour: the poller polls, the flags
+ * stay clear, and posting makes no system call.
  *
  * Bulk data is the other case of a poller that is not prompt: a pass that
  * leaves a large WQE unfinished (req.xfer) spends SWR_TURN_BYTES on it in
@@ -534,12 +536,20 @@ void swr_poll_doorbell(struct swr_qp *qp)
 	bool busy;
 	u64 now;
 
+	WRITE_ONCE(qp->db_task, current);
 	busy = swr_req_process(qp, SWR_POLL_BUDGET) < 0 ||
 	       !swr_qp_check_drained(qp, true);
+	/*
+	 * Answers our own softirqs left us on wire_rxq (swr_wire_rxq_kick())
+	 * ran on this CPU, in this task, before this store.
+	 */
+	WRITE_ONCE(qp->db_task, NULL);
 	/* Step e: our turn ended before need_wakeup is read. */
 	smp_mb();
+	/* Awake, the poller takes those answers in its next pass. */
 	if (!READ_ONCE(p->need_wakeup))
 		return;
+	swr_wire_rxq_take(qp);
 	now = ktime_get_ns();
 	if (!busy && !swr_req_has_work(qp, now) &&
 	    now < READ_ONCE(p->backoff_until))

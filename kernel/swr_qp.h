@@ -527,6 +527,11 @@ struct swr_qp {
 	atomic_t wire_rxq_len;	/* skbs on it, at most SWR_WIRE_RXQ_MAX */
 	/* Takes wire_rxq while the poller sleeps; holds a reference. */
 	struct work_struct rxq_work;
+	/*
+	 * The doorbell caller in its turn (swr_poll_doorbell()): answers the
+	 * softirqs of its own transmits draw in are its to take.
+	 */
+	struct task_struct *db_task;
 	/* NULL until first used; set once (cmpxchg), freed by destroy. */
 	struct swr_wire_qp *wire;
 	/*

@@ -1093,6 +1093,16 @@ void swr_wire_drain_responses(struct swr_qp *qp)
  * the poller awake is its next pass's: swr_poll_asleep() against the
  * poller's steps 1-3 makes sure one of the two sees it.
  *
+ * One exception: an answer that arrives in a softirq run by the doorbell
+ * caller's own turn (its transmit's, on its CPU: a veth peer answers at
+ * once) is left on wire_rxq for that caller, which takes it as its
+ * doorbell ends (swr_wire_rxq_take()): a ping-pong across a link then
+ * switches to no worker at all. qp->db_task names the caller; it is only
+ * ever compared with current, so a softirq in any other task, or on
+ * another CPU, queues the work as above. The caller clears db_task before
+ * it looks at wire_rxq; its softirqs ran on its CPU in program order, so
+ * whatever they left is there by then.
+ *
  * The work holds a reference to the QP, so destroy waits for it; once
  * destroy has taken the QP from the poller it completes nothing more.
  */
@@ -1101,6 +1111,13 @@ static struct workqueue_struct *swr_wire_wq;
 void swr_wire_rxq_kick(struct swr_qp *qp)
 {
 	if (!swr_poll_asleep(swr_qp_dev(qp)))
+		return;
+	/*
+	 * A softirq in the doorbell caller's own turn, on its CPU (a veth
+	 * peer that answered at once): the caller takes the answers after
+	 * its turn (swr_wire_rxq_take()), with no switch to a worker.
+	 */
+	if (READ_ONCE(qp->db_task) == current)
 		return;
 	/* The receive path holds a reference: the QP is not released. */
 	refcount_inc(&qp->ref);
@@ -1120,6 +1137,20 @@ void swr_wire_rxq_work(struct work_struct *work)
 	if (!swr_wire_idle(qp) || swr_req_has_work(qp, ktime_get_ns()))
 		swr_poll_kick(swr_qp_dev(qp));
 	swr_qp_put(qp);
+}
+
+/*
+ * The doorbell caller, after its turn, while the poller sleeps: take the
+ * answers left on wire_rxq, as swr_wire_rxq_work() would. Process context.
+ */
+void swr_wire_rxq_take(struct swr_qp *qp)
+{
+	if (llist_empty(&qp->wire_rxq))
+		return;
+	mutex_lock(&qp->sq_lock);
+	if (!list_empty(&qp->poll_node))
+		swr_wire_drain_responses(qp);
+	mutex_unlock(&qp->sq_lock);
 }
 
 int swr_wire_init(void)
