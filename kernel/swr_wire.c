@@ -1142,15 +1142,24 @@ void swr_wire_rxq_work(struct work_struct *work)
 /*
  * The doorbell caller, after its turn, while the poller sleeps: take the
  * answers left on wire_rxq, as swr_wire_rxq_work() would. Process context.
+ * What they leave to send, the caller's swr_req_has_work() sees; the time
+ * they set (an RNR wait, the timer of what is still outstanding) goes to
+ * the sleeping poller's timer here, so that it is kept to the microsecond.
  */
 void swr_wire_rxq_take(struct swr_qp *qp)
 {
+	u64 when = 0;
+
 	if (llist_empty(&qp->wire_rxq))
 		return;
 	mutex_lock(&qp->sq_lock);
-	if (!list_empty(&qp->poll_node))
+	if (!list_empty(&qp->poll_node)) {
 		swr_wire_drain_responses(qp);
+		when = swr_wire_deadline(qp);
+	}
 	mutex_unlock(&qp->sq_lock);
+	if (when)
+		swr_poll_deadline(swr_qp_dev(qp), when);
 }
 
 int swr_wire_init(void)
