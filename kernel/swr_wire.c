@@ -1125,15 +1125,28 @@ void swr_wire_rxq_kick(struct swr_qp *qp)
 		swr_qp_put(qp);
 }
 
+/*
+ * Take wire_rxq's answers under sq_lock, waiting for it (the work and the
+ * doorbell caller). False once destroy has taken the QP from the poller
+ * (before it takes sq_lock): then nothing is completed any more.
+ */
+static bool swr_wire_rxq_drain(struct swr_qp *qp)
+{
+	bool live;
+
+	mutex_lock(&qp->sq_lock);
+	live = !list_empty(&qp->poll_node);
+	if (live)
+		swr_wire_drain_responses(qp);
+	mutex_unlock(&qp->sq_lock);
+	return live;
+}
+
 void swr_wire_rxq_work(struct work_struct *work)
 {
 	struct swr_qp *qp = container_of(work, struct swr_qp, rxq_work);
 
-	mutex_lock(&qp->sq_lock);
-	/* Destroy removes it from the poller before taking sq_lock. */
-	if (!list_empty(&qp->poll_node))
-		swr_wire_drain_responses(qp);
-	mutex_unlock(&qp->sq_lock);
+	swr_wire_rxq_drain(qp);
 	if (!swr_wire_idle(qp) || swr_req_has_work(qp, ktime_get_ns()))
 		swr_poll_kick(swr_qp_dev(qp));
 	swr_qp_put(qp);
@@ -1148,16 +1161,11 @@ void swr_wire_rxq_work(struct work_struct *work)
  */
 void swr_wire_rxq_take(struct swr_qp *qp)
 {
-	u64 when = 0;
+	u64 when;
 
-	if (llist_empty(&qp->wire_rxq))
+	if (llist_empty(&qp->wire_rxq) || !swr_wire_rxq_drain(qp))
 		return;
-	mutex_lock(&qp->sq_lock);
-	if (!list_empty(&qp->poll_node)) {
-		swr_wire_drain_responses(qp);
-		when = swr_wire_deadline(qp);
-	}
-	mutex_unlock(&qp->sq_lock);
+	when = swr_wire_deadline(qp);
 	if (when)
 		swr_poll_deadline(swr_qp_dev(qp), when);
 }
