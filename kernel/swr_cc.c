@@ -176,7 +176,8 @@ static void swr_cc_send_cnp(struct swr_qp *qp, const struct swr_wire_path *p)
 	bth->qpn |= htonl(SWR_BTH_BECN);
 	skb_put_zero(skb, SWR_ICRC_BYTES);
 	d.traffic_class = swr_cc(sdev, SWR_CC_CNP_DSCP) << 2;
-	if (!swr_xmit(sdev, skb, &d, swr_sport(qp->ibqp.qp_num, p->dqpn)))
+	if (!swr_xmit(sdev, skb, &d, swr_sport(qp->ibqp.qp_num, p->dqpn),
+		      swr_qp_route(qp)))
 		swr_qp_count(qp, SWR_CNT_NP_CNP_SENT);
 }
 

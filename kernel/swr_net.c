@@ -271,19 +271,83 @@ __be16 swr_sport(u32 sqpn, u32 dqpn)
 }
 
 /*
- * The route of a batch (swr_xmit_batch()): looked up once for the batch,
- * held until it is sent, and checked before each packet (dst_check(): a
- * route, address or link change since the lookup makes it obsolete) so
- * that no packet leaves on a route the stack has given up. RCU read side
- * (sdev->wire).
+ * The route of a batch (swr_xmit_batch()): taken from the QP's route
+ * cache or looked up once for the batch, held until it is sent, and
+ * checked before each packet (dst_check(): a route, address or link
+ * change since the lookup makes it obsolete) so that no packet leaves on
+ * a route the stack has given up. RCU read side (sdev->wire).
  */
 struct swr_tx_route {
 	struct swr_wire *wire;
+	struct swr_route_cache *cache;	/* NULL: none (UD) */
 	struct dst_entry *dst;	/* referenced, NULL: not looked up */
 	struct sock *sk;
 	u32 cookie;		/* IPv6: the fib6 serial number it had */
 	int err;		/* the lookup's error */
 };
+
+void swr_route_cache_init(struct swr_route_cache *rc)
+{
+	spin_lock_init(&rc->lock);
+	rc->dst = NULL;
+}
+
+void swr_route_cache_fini(struct swr_route_cache *rc)
+{
+	dst_release(rc->dst);
+	rc->dst = NULL;
+}
+
+static bool swr_route_key_eq(const struct swr_route_cache *rc,
+			     const struct swr_wire_dest *d, int oif)
+{
+	return rc->oif == oif &&
+	       !memcmp(&rc->sgid, &d->sgid, sizeof(d->sgid)) &&
+	       !memcmp(&rc->dgid, &d->dgid, sizeof(d->dgid));
+}
+
+/*
+ * The cached route of @d into @rt, referenced, if it is still good: the
+ * key is @d's, the dst lives in the wire's namespace (a device that moved
+ * to another one looks up there) and is not obsolete.
+ */
+static bool swr_route_cache_get(struct swr_tx_route *rt,
+				const struct swr_wire_dest *d, int oif)
+{
+	struct swr_route_cache *rc = rt->cache;
+	struct dst_entry *dst;
+
+	spin_lock(&rc->lock);
+	dst = rc->dst;
+	if (dst && swr_route_key_eq(rc, d, oif) &&
+	    dst_check(dst, rc->cookie) &&
+	    net_eq(dev_net(READ_ONCE(dst->dev)), rt->wire->net)) {
+		dst_hold(dst);
+		rt->dst = dst;
+		rt->cookie = rc->cookie;
+	}
+	spin_unlock(&rc->lock);
+	return rt->dst;
+}
+
+/* Keep the route @rt looked up for @d in the QP's cache. */
+static void swr_route_cache_set(struct swr_tx_route *rt,
+				const struct swr_wire_dest *d, int oif)
+{
+	struct swr_route_cache *rc = rt->cache;
+	struct dst_entry *old;
+
+	dst_hold(rt->dst);
+	spin_lock(&rc->lock);
+	old = rc->dst;
+	rc->dst = rt->dst;
+	rc->cookie = rt->cookie;
+	rc->oif = oif;
+	rc->sgid = d->sgid;
+	rc->dgid = d->dgid;
+	spin_unlock(&rc->lock);
+	dst_release(old);
+}
 
 /* Look up the route of @d into @rt (its old one released). */
 static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
@@ -298,6 +362,10 @@ static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
 	rt->err = -ENETUNREACH;
 	if (!rt->wire || (!v4 && !rt->wire->sk6))
 		return;
+	rt->sk = v4 ? rt->wire->sk4->sk : rt->wire->sk6->sk;
+	rt->err = 0;
+	if (rt->cache && swr_route_cache_get(rt, d, oif))
+		return;
 	if (v4) {
 		struct flowi4 fl = {
 			.flowi4_oif = oif,
@@ -309,7 +377,6 @@ static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
 		memcpy(&fl.saddr, d->sgid.raw + 12, 4);
 		r = ip_route_output_key(rt->wire->net, &fl);
 		dst = IS_ERR(r) ? ERR_CAST(r) : &r->dst;
-		rt->sk = rt->wire->sk4->sk;
 	} else {
 		struct flowi6 fl6 = {
 			.flowi6_oif = oif,
@@ -318,7 +385,6 @@ static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
 
 		memcpy(&fl6.daddr, d->dgid.raw, sizeof(fl6.daddr));
 		memcpy(&fl6.saddr, d->sgid.raw, sizeof(fl6.saddr));
-		rt->sk = rt->wire->sk6->sk;
 		dst = ipv6_stub->ipv6_dst_lookup_flow(rt->wire->net, rt->sk,
 						      &fl6, NULL);
 		if (!IS_ERR(dst))
@@ -329,7 +395,8 @@ static void swr_tx_route_get(struct swr_dev *sdev, struct swr_tx_route *rt,
 		return;
 	}
 	rt->dst = dst;
-	rt->err = 0;
+	if (rt->cache)
+		swr_route_cache_set(rt, d, oif);
 }
 
 /*
@@ -454,9 +521,10 @@ static int swr_tx_one(struct swr_dev *sdev, struct swr_tx_route *rt,
  * with synchronize_net()). Returns the first error, 0 if none.
  */
 int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
-		   const struct swr_wire_dest *d, __be16 sport)
+		   const struct swr_wire_dest *d, __be16 sport,
+		   struct swr_route_cache *rc)
 {
-	struct swr_tx_route rt = { };
+	struct swr_tx_route rt = { .cache = rc };
 	bool v4 = swr_gid_v4(&d->dgid);
 	struct sk_buff *skb;
 	int err = 0, e;
@@ -478,13 +546,14 @@ int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
 
 /* Send one packet (data at the BTH, ICRC room at the tail); consumes it. */
 int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
-	     const struct swr_wire_dest *d, __be16 sport)
+	     const struct swr_wire_dest *d, __be16 sport,
+	     struct swr_route_cache *rc)
 {
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
 	__skb_queue_tail(&q, skb);
-	return swr_xmit_batch(sdev, &q, d, sport);
+	return swr_xmit_batch(sdev, &q, d, sport, rc);
 }
 
 /* An skb with room for every header, its data at the BTH (@hdr_len). */
@@ -582,7 +651,7 @@ int swr_net_send_ud(struct swr_qp *qp, const struct swr_send_wqe *w,
 		swr_tx_drop(sdev, dqpn);
 		return err;
 	}
-	return swr_xmit(sdev, skb, d, swr_sport(qp->ibqp.qp_num, dqpn));
+	return swr_xmit(sdev, skb, d, swr_sport(qp->ibqp.qp_num, dqpn), NULL);
 }
 
 /* Receive ------------------------------------------------------------------- */

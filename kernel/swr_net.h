@@ -138,17 +138,33 @@ struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
 struct swr_bth;
 void swr_bth_init(struct swr_bth *bth, u8 opcode, bool se, u32 pad, u32 dqpn,
 		  u32 psn, bool ack_req);
-/* Prepend IP/UDP, compute the ICRC, send; consumes @skb. */
+/*
+ * Prepend IP/UDP, compute the ICRC, send; consumes @skb. @rc: the QP's
+ * route cache (struct swr_route_cache), NULL to look the route up.
+ */
 int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
-	     const struct swr_wire_dest *d, __be16 sport);
+	     const struct swr_wire_dest *d, __be16 sport,
+	     struct swr_route_cache *rc);
 /*
  * The same for every skb on @q (unlocked: the caller's own list), in
- * order, with one route lookup and one bottom-half pass for all of them
- * ("Transmit in batches" above); empties @q. Any context but hard IRQ;
+ * order, with one route (@rc's, or one lookup) and one bottom-half pass
+ * for all of them ("Transmit in batches" above); empties @q. Any context but hard IRQ;
  * nothing in it sleeps. Returns the first error, 0 if none.
  */
 int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
-		   const struct swr_wire_dest *d, __be16 sport);
+		   const struct swr_wire_dest *d, __be16 sport,
+		   struct swr_route_cache *rc);
+void swr_route_cache_init(struct swr_route_cache *rc);
+void swr_route_cache_fini(struct swr_route_cache *rc);
+
+/* @qp's route cache, NULL before it has wire state. */
+static inline struct swr_route_cache *swr_qp_route(struct swr_qp *qp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	return w ? &w->route : NULL;
+}
+
 /*
  * Packets a caller queues at most before it sends them with
  * swr_xmit_batch(): the bottom halves stay off that long, and the peer's

@@ -528,6 +528,8 @@ int swr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	swr_tm_qp_drop(qp);
 	/* Responses the receive path queued for the requester. */
 	swr_wire_qp_fini(qp);
+	if (qp->wire)
+		swr_route_cache_fini(&qp->wire->route);
 	kfree(qp->wire);
 
 	/* A ring still mapped by the process stays valid memory. */

@@ -453,6 +453,24 @@ struct swr_resp {
  * only ever talk to QPs of their own device do without it. A reset
  * zeroes req (under sq_lock) and resp (under resp_lock) like the rest.
  */
+/*
+ * A QP's route between batches (swr_net.c), as rxe keeps its QP's in a
+ * socket's dst cache: the dst looked up last, and the key it was looked
+ * up for. A batch uses it while the key is the batch's, the dst is in the
+ * namespace of the device's wire and dst_check() passes; otherwise it
+ * looks the route up again and stores the new one. The requester and the
+ * responder (ACKs, READ responses, CNPs) share it. lock: spin, taken with
+ * bottom halves off, nests inside everything and takes nothing.
+ */
+struct swr_route_cache {
+	spinlock_t lock;	/* the fields below */
+	struct dst_entry *dst;	/* referenced, or NULL */
+	u32 cookie;		/* IPv6: the fib6 serial number it had */
+	int oif;
+	union ib_gid sgid;
+	union ib_gid dgid;
+};
+
 struct swr_wire_qp {
 	struct swr_wire_req req;	/* sq_lock */
 	struct swr_wire_resp resp;	/* resp_lock */
@@ -462,6 +480,7 @@ struct swr_wire_qp {
 	atomic64_t cnp_last;
 	/* Receive segments of the packet being placed (resp_lock). */
 	struct swr_seg seg[SWR_MAX_SGE];
+	struct swr_route_cache route;
 };
 
 /*

@@ -168,6 +168,7 @@ struct swr_wire_qp *swr_wire_qp_get(struct swr_qp *qp, gfp_t gfp)
 	w = kzalloc(sizeof(*w), gfp | __GFP_NOWARN);
 	if (!w)
 		return NULL;
+	swr_route_cache_init(&w->route);
 	/* The requester and the receive softirq may race to install it. */
 	old = cmpxchg(&qp->wire, NULL, w);
 	if (old) {
@@ -369,7 +370,7 @@ void swr_wire_tx_flush(struct swr_qp *qp, const struct swr_wire_path *p,
 		       struct sk_buff_head *q)
 {
 	swr_xmit_batch(swr_qp_dev(qp), q, &p->d,
-		       swr_sport(qp->ibqp.qp_num, p->dqpn));
+		       swr_sport(qp->ibqp.qp_num, p->dqpn), swr_qp_route(qp));
 }
 
 void swr_wire_tx_queue(struct swr_qp *qp, const struct swr_wire_path *p,

@@ -105,7 +105,8 @@ static void swr_wire_send_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 	if (orig)
 		put_unaligned_be64(*orig, aeth + 1);
 	skb_put_zero(skb, SWR_ICRC_BYTES);
-	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn));
+	swr_xmit(sdev, skb, &p->d, swr_sport(qp->ibqp.qp_num, p->dqpn),
+		 swr_qp_route(qp));
 }
 
 static void swr_wire_rnr_nak(struct swr_qp *qp, const struct swr_wire_path *p,
