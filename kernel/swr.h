@@ -285,6 +285,14 @@ struct swr_dev {
 	bool wire_dead;
 
 	/*
+	 * Bumped after each change of the GID table (swr_gid_event(), an
+	 * IB_EVENT_GID_CHANGE handler): requesters' answers to "is this
+	 * destination one of ours" from an older one are stale.
+	 */
+	struct ib_event_handler gid_handler;
+	atomic_t gid_gen;
+
+	/*
 	 * Raw packet QPs' flows (swr_raw.c): struct swr_flow, each QP's
 	 * together, read under RCU. raw_mutex serialises the writers and
 	 * the tap (raw_pt), which is registered while the list is not

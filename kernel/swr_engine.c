@@ -165,6 +165,45 @@ bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid)
 	return true;
 }
 
+/*
+ * The GID table changed (the RDMA core calls this after it stored or
+ * dropped the entry, under the table's mutex): what any requester found
+ * in it before is stale. The full barrier orders the entry's update before
+ * the new generation; it pairs with the acquire in swr_req_gid_is_local().
+ */
+void swr_gid_event(struct ib_event_handler *handler, struct ib_event *event)
+{
+	struct swr_dev *sdev = container_of(handler, struct swr_dev,
+					    gid_handler);
+
+	if (event->event != IB_EVENT_GID_CHANGE)
+		return;
+	smp_mb__before_atomic();	/* the entry, then the generation */
+	atomic_inc(&sdev->gid_gen);
+}
+
+/*
+ * A WQE's destination GID, local or not, without a table search per WQE
+ * (the search takes the table's lock and compares every entry). The
+ * generation is read before the search: a change during it leaves an
+ * answer tagged with the older generation, which the next WQE discards.
+ */
+bool swr_req_gid_is_local(struct swr_qp *qp, const union ib_gid *gid)
+{
+	struct swr_gid_cache *c = &qp->req.dgid_local;
+	struct swr_dev *sdev = swr_qp_dev(qp);
+	u32 gen = (u32)atomic_read_acquire(&sdev->gid_gen);
+
+	lockdep_assert_held(&qp->sq_lock);
+	if (c->valid && c->gen == gen && !memcmp(&c->dgid, gid, sizeof(*gid)))
+		return c->local;
+	c->local = swr_gid_is_local(sdev, gid);
+	c->dgid = *gid;
+	c->gen = gen;
+	c->valid = true;
+	return c->local;
+}
+
 /* Completions -------------------------------------------------------------- */
 
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,
@@ -1167,7 +1206,7 @@ static enum swr_verdict swr_exec_ud(struct swr_qp *qp,
 		swr_ud_mcast_local(qp, w, &d, v->qkey, len, nl);
 		/* And to the group's members on other hosts. */
 		swr_exec_ud_wire(qp, w, &d, v->qkey, len, nl);
-	} else if (swr_gid_is_local(sdev, &d.dgid)) {
+	} else if (swr_req_gid_is_local(qp, &d.dgid)) {
 		dst = swr_qp_get(sdev, w->hdr.ud.remote_qpn);
 		if (dst) {
 			swr_ud_deliver(qp, dst, w, &d, v->qkey, len, nl);
@@ -1846,8 +1885,7 @@ static enum swr_verdict swr_exec_rc_uc(struct swr_qp *qp,
 		return SWR_DONE;
 	}
 
-	/* One GID table lookup per WQE: it takes the table's lock. */
-	if (!swr_gid_is_local(sdev, &v->dgid)) {
+	if (!swr_req_gid_is_local(qp, &v->dgid)) {
 		if (swr_net_on_wire(sdev))
 			return swr_exec_rc_uc_wire(qp, v, w, len, laccess);
 		/* Not on the wire (the port is taken): nobody answers. */

@@ -197,6 +197,7 @@ static void swr_dealloc_driver(struct ib_device *ibdev)
 	list_del_init(&sdev->list);
 	mutex_unlock(&swr_dev_list_lock);
 
+	ib_unregister_event_handler(&sdev->gid_handler);
 	/* Every QP is gone: the core destroys all objects first. */
 	swr_net_detach(sdev);
 	swr_poll_stop(sdev);
@@ -450,6 +451,9 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	/* From here on ib_dealloc_device() undoes the above. */
 	ib_set_device_ops(&sdev->ibdev, &swr_dev_ops);
+	/* Before the GID table fills; swr_dealloc_driver() removes it. */
+	INIT_IB_EVENT_HANDLER(&sdev->gid_handler, &sdev->ibdev, swr_gid_event);
+	ib_register_event_handler(&sdev->gid_handler);
 	sdev->ibdev.driver_def = swr_uapi_defs;
 	swr_mark_name_assigned_by_user(&sdev->ibdev);
 

@@ -233,6 +233,9 @@ bool swr_net_on_wire(struct swr_dev *sdev);
 /* swr_engine.c helpers the wire uses (see there). */
 /* Is @gid one of this device's GIDs (so the destination is local)? */
 bool swr_gid_is_local(struct swr_dev *sdev, const union ib_gid *gid);
+/* The same for @qp's requester (sq_lock held), from its cache when it can. */
+bool swr_req_gid_is_local(struct swr_qp *qp, const union ib_gid *gid);
+void swr_gid_event(struct ib_event_handler *handler, struct ib_event *event);
 void swr_req_complete(struct swr_qp *qp, const struct swr_send_wqe *w,
 		      enum ib_wc_status status, u32 byte_len);
 void swr_cqe_init(struct swroce_cqe *cqe, u64 wr_id, u32 qpn,

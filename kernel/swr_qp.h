@@ -406,6 +406,18 @@ struct swr_req_xfer {
 };
 
 /* Requester progress: under sq_lock (swr_req_process()'s callers). */
+/*
+ * Whether the requester's last destination GID was one of the device's
+ * own (swr_req_gid_is_local()): the answer of the GID table, kept while
+ * the table has not changed since (sdev->gid_gen).
+ */
+struct swr_gid_cache {
+	union ib_gid dgid;
+	u32 gen;
+	bool valid;
+	bool local;
+};
+
 struct swr_req {
 	/* The head WQE, copied out and not finished (e.g. waiting on RNR). */
 	struct swr_send_wqe wqe;
@@ -418,6 +430,7 @@ struct swr_req {
 	u32 turn_bytes;		/* what this turn may still move */
 	u32 turn_pkts;		/* wire packets this turn may still send */
 	struct swr_req_xfer xfer;	/* wqe's data moving, if dst */
+	struct swr_gid_cache dgid_local;
 	/*
 	 * Engine scratch space while a WQE executes, kept between turns
 	 * while xfer.dst is set.

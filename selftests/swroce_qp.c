@@ -8,6 +8,7 @@
  * byte, including the bytes just outside it, which must stay untouched.
  * The error paths are in swroce_qp_errors.c.
  */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 FIXTURE(qp) {
 	struct swr_pair p;
 	struct swr_bufs b;	/* the client's and the server's memory */
+	bool gone_added;	/* rc_dest_gid_removed's address is on */
 };
 
 FIXTURE_SETUP(qp)
@@ -34,8 +36,12 @@ FIXTURE_SETUP(qp)
 	ASSERT_EQ(0, ret) TH_LOG("buffers: %s", strerror(-ret));
 }
 
+static int gone_addr(const struct swr_pair *p, const char *verb);
+
 FIXTURE_TEARDOWN(qp)
 {
+	if (self->gone_added)
+		gone_addr(&self->p, "del");
 	swr_pair_destroy_qps(&self->p);
 	swr_bufs_fini(&self->b);
 	swr_pair_close(&self->p);
@@ -211,6 +217,122 @@ TEST_F(qp, rc_rdma_write)
 	swr_t_wait_wc(_metadata, p->c.scq, 99, IBV_WC_SUCCESS, NULL);
 	swr_t_wait_wc(_metadata, p->s.rcq, 4242, IBV_WC_SUCCESS, &wc);
 	EXPECT_EQ(4, wc.byte_len);
+}
+
+/* An address of the benchmarking range for rc_dest_gid_removed. */
+#define GONE_ADDR	"198.18.77.9"
+
+/* Run "ip -4 addr @verb GONE_ADDR/32 dev <the test GID's netdev>". */
+static int gone_addr(const struct swr_pair *p, const char *verb)
+{
+	char path[256], ndev[64] = "", cmd[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/%d",
+		 swr_test_dev(), p->gid_index);
+	f = fopen(path, "r");
+	if (!f || !fgets(ndev, sizeof(ndev), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	ndev[strcspn(ndev, "\n")] = 0;
+	snprintf(cmd, sizeof(cmd), "ip -4 addr %s " GONE_ADDR "/32 dev %s%s",
+		 verb, ndev, strcmp(verb, "del") ? "" : " 2>/dev/null");
+	return system(cmd);
+}
+
+/*
+ * Wait up to 5 s until @gid is (@present) in the table; true when it came
+ * to that, with its index in @index when present.
+ */
+static bool gone_gid_wait(struct ibv_context *ctx, const union ibv_gid *gid,
+			  bool present, int *index)
+{
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry e;
+	int i, tries, found;
+
+	if (ibv_query_port(ctx, 1, &pa))
+		return false;
+	for (tries = 0; tries < 500; tries++) {
+		found = -1;
+		for (i = 0; i < pa.gid_tbl_len && found < 0; i++)
+			if (!ibv_query_gid_ex(ctx, 1, i, &e, 0) &&
+			    e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+			    !memcmp(&e.gid, gid, sizeof(*gid)))
+				found = i;
+		if ((found >= 0) == present) {
+			if (index)
+				*index = found;
+			return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A WRITE to one of the device's own GIDs is delivered locally; once the
+ * address behind that GID is removed, the next WRITE of the same QP must
+ * go to the wire (where nobody answers it) and not be delivered locally
+ * from an answer the requester kept from before the GID table changed.
+ */
+TEST_F(qp, rc_dest_gid_removed)
+{
+	struct swr_qp_opts o = { .timeout = 8 };	/* ~1 ms */
+	struct swr_pair *p = &self->p;
+	union ibv_gid own = p->gid, gone = { 0 };
+	int own_index = p->gid_index, gone_index;
+	struct ibv_wc wc;
+
+	gone.raw[10] = 0xff;
+	gone.raw[11] = 0xff;
+	ASSERT_EQ(1, inet_pton(AF_INET, GONE_ADDR, &gone.raw[12]));
+	gone_addr(p, "del");
+	ASSERT_EQ(0, gone_addr(p, "add"));
+	self->gone_added = true;
+	ASSERT_TRUE(gone_gid_wait(p->ctx, &gone, true, &gone_index))
+		TH_LOG("no GID for " GONE_ADDR " after adding it");
+
+	/* The client at the usual GID, the server at the new one. */
+	p->o = o;
+	ASSERT_EQ(0, swr_end_create(p, &p->c, NULL));
+	ASSERT_EQ(0, swr_end_create(p, &p->s, NULL));
+	p->gid = gone;
+	ASSERT_EQ(0, swr_qp_connect(p, p->c.qp, p->s.qp->qp_num));
+	p->gid = own;
+	p->gid_index = gone_index;
+	ASSERT_EQ(0, swr_qp_connect(p, p->s.qp, p->c.qp->qp_num));
+	p->gid_index = own_index;
+
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 4096, 71);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 1,
+				    self->b.cbuf, 4096, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf, self->b.smr->rkey,
+				    IBV_SEND_SIGNALED));
+	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
+	check_region(_metadata, self->b.sbuf, BUFSZ, 0, 4096, 71);
+
+	ASSERT_EQ(0, gone_addr(p, "del"));
+	self->gone_added = false;
+	ASSERT_TRUE(gone_gid_wait(p->ctx, &gone, false, NULL))
+		TH_LOG("the GID of " GONE_ADDR " stayed after removing it");
+	memset(self->b.sbuf, CANARY, BUFSZ);
+	swr_fill(self->b.cbuf, 4096, 72);
+	ASSERT_EQ(0, swr_post_send1(p->c.qp, IBV_WR_RDMA_WRITE, 2,
+				    self->b.cbuf, 4096, self->b.cmr->lkey,
+				    (uintptr_t)self->b.sbuf, self->b.smr->rkey,
+				    IBV_SEND_SIGNALED));
+	ASSERT_EQ(1, swr_wait(p->c.scq, &wc));
+	EXPECT_EQ(2, wc.wr_id);
+	EXPECT_NE(IBV_WC_SUCCESS, wc.status)
+		TH_LOG("the WRITE to a GID the device no longer has completed");
+	EXPECT_EQ(-1, swr_check_byte(self->b.sbuf, BUFSZ, CANARY))
+		TH_LOG("the WRITE was delivered locally after its GID left");
 }
 
 TEST_F(qp, rc_rdma_write_with_imm)
