@@ -148,8 +148,8 @@ int swr_xmit(struct swr_dev *sdev, struct sk_buff *skb,
 /*
  * The same for every skb on @q (unlocked: the caller's own list), in
  * order, with one route (@rc's, or one lookup) and one bottom-half pass
- * for all of them ("Transmit in batches" above); empties @q. Any context but hard IRQ;
- * nothing in it sleeps. Returns the first error, 0 if none.
+ * for all of them ("Transmit in batches" above); empties @q. Any context
+ * but hard IRQ; nothing in it sleeps. Returns the first error, 0 if none.
  */
 int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
 		   const struct swr_wire_dest *d, __be16 sport,

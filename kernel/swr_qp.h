@@ -405,7 +405,6 @@ struct swr_req_xfer {
 	u64 done;		/* bytes moved */
 };
 
-/* Requester progress: under sq_lock (swr_req_process()'s callers). */
 /*
  * Whether the requester's last destination GID was one of the device's
  * own (swr_req_gid_is_local()): the answer of the GID table, kept while
@@ -418,6 +417,7 @@ struct swr_gid_cache {
 	bool local;
 };
 
+/* Requester progress: under sq_lock (swr_req_process()'s callers). */
 struct swr_req {
 	/* The head WQE, copied out and not finished (e.g. waiting on RNR). */
 	struct swr_send_wqe wqe;
@@ -461,19 +461,14 @@ struct swr_resp {
 };
 
 /*
- * A QP's state for the wire, allocated when it first sends or receives a
- * packet (swr_wire_qp_get()) and kept until it is destroyed: QPs that
- * only ever talk to QPs of their own device do without it. A reset
- * zeroes req (under sq_lock) and resp (under resp_lock) like the rest.
- */
-/*
  * A QP's route between batches (swr_net.c), as rxe keeps its QP's in a
  * socket's dst cache: the dst looked up last, and the key it was looked
  * up for. A batch uses it while the key is the batch's, the dst is in the
  * namespace of the device's wire and dst_check() passes; otherwise it
  * looks the route up again and stores the new one. The requester and the
- * responder (ACKs, READ responses, CNPs) share it. lock: spin, taken with
- * bottom halves off, nests inside everything and takes nothing.
+ * responder (ACKs, READ responses, CNPs) share it; a reset keeps it, and
+ * destroy releases the dst. lock: spin, taken with bottom halves off,
+ * nests inside everything and takes nothing.
  */
 struct swr_route_cache {
 	spinlock_t lock;	/* the fields below */
@@ -484,6 +479,12 @@ struct swr_route_cache {
 	union ib_gid dgid;
 };
 
+/*
+ * A QP's state for the wire, allocated when it first sends or receives a
+ * packet (swr_wire_qp_get()) and kept until it is destroyed: QPs that
+ * only ever talk to QPs of their own device do without it. A reset
+ * zeroes req (under sq_lock) and resp (under resp_lock) like the rest.
+ */
 struct swr_wire_qp {
 	struct swr_wire_req req;	/* sq_lock */
 	struct swr_wire_resp resp;	/* resp_lock */

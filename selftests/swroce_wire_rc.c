@@ -405,11 +405,12 @@ static void swr_hogs_stop(pid_t *pids, int n)
  * A ping-pong of WRITEs (post, wait for the completion) on CPUs where
  * other tasks spin: the sleeping poller is not woken for each WRITE's ACK
  * deadline (its timer is set instead), nor for the ACK (the doorbell
- * caller takes it, or a work item). Its wake-ups are bounded by the latency policy's back-offs (one per
- * millisecond at most: a doorbell wakes the poller when the 1 ms back-off
- * is over) plus an eighth of the WRITEs; a poller woken once per WRITE,
- * as before, exceeds that unless each round trip takes over 0.9 ms
- * (0.15-0.35 ms in a TCG guest). Every WRITE's bytes are checked.
+ * caller takes it, or a work item). Its wake-ups are bounded by the
+ * latency policy's back-offs (one per millisecond at most: a doorbell
+ * wakes the poller when the 1 ms back-off is over) plus an eighth of the
+ * WRITEs; a poller woken once per WRITE, as before, exceeds that unless
+ * each round trip takes over 0.9 ms (0.15-0.35 ms in a TCG guest).
+ * Every WRITE's bytes are checked.
  */
 TEST_F_TIMEOUT(wire, ping_pong_lets_poller_sleep, 120)
 {
