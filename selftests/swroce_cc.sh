@@ -108,6 +108,7 @@ cleanup() {
 	ip netns pids $NSA 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns pids $NSB 2>/dev/null | xargs -r kill 2>/dev/null
 	trace_case off 2>/dev/null
+	[ -z "$T" ] || tracefs_cmdline_restore "$T" "${cmd0:-}"
 	rdma link del $DEVA 2>/dev/null
 	rdma link del $DEVB 2>/dev/null
 	ip netns del $NSA 2>/dev/null
@@ -146,6 +147,7 @@ mkdir -p "$log" || tap_bail "mkdir $log"
 # the QP last heard a response), to tell a lost packet from a late one.
 T=$(tracefs_find swr_ack_timeout/enable) || T=""
 TRACE_EV=(swr_ack_timeout swr_ack_timer_late)
+[ -z "$T" ] || cmd0=$(tracefs_no_cmdline "$T")
 
 # trace_case on|off: start a case's trace (an empty buffer and a marker
 # for its start) or stop it

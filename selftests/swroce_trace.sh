@@ -38,6 +38,7 @@ cleanup() {
 	if [ -n "$T" ]; then
 		echo 0 >"$T/tracing_on"
 		echo 0 >"$T/events/swroce/enable"
+		tracefs_cmdline_restore "$T" "${cmd0:-}"
 		echo >"$T/trace"
 		[ -n "${clock0:-}" ] && echo "$clock0" >"$T/trace_clock"
 		[ -n "${kb0:-}" ] && echo "$kb0" >"$T/buffer_size_kb"
@@ -58,6 +59,7 @@ clock0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 # "7 (expanded: 1408)" until first used
 kb0=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$T/buffer_size_kb")
 echo "# tracefs at $T"
+cmd0=$(tracefs_no_cmdline "$T")
 
 # trace_start: an empty buffer, every swroce event on
 trace_start() {

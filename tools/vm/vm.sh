@@ -358,7 +358,7 @@ if grep -qE "$SPLAT_RE" "${logs[@]}" 2>/dev/null; then
 	fi
 	if grep -q 'Oops: int3' "${logs[@]}"; then
 		say "hint: an 'Oops: int3' in core kernel code can be the TCG text-patching race"
-		say "      (see the retry above); re-run before blaming the code under test"
+		say "      (splat_tcg_int3 in tools/vm/splat.sh tells; make check boots again then)"
 	fi
 	status=125
 fi
