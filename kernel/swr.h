@@ -108,6 +108,7 @@ enum swr_counter {
 	SWR_CNT_DOORBELLS,	/* user doorbell calls (post_send, 0 WRs); per QP */
 	SWR_CNT_POLLER_WAKEUPS,	/* poller woken from sleep */
 	SWR_CNT_POLLER_SLEEPS,	/* poller went to sleep */
+	SWR_CNT_POLLER_STAYS,	/* woken on a busy CPU, stayed: one was idle */
 	SWR_CNT_COMPLETIONS,	/* CQEs written; per QP */
 	SWR_CNT_CQ_OVERFLOW,	/* CQs put in error by a full ring */
 	/* Completions in error, by class, at the QP completing; per QP: */

@@ -133,6 +133,19 @@
  * uncontended CPU keeps the old behaviour: the poller polls, the flags
  * stay clear, and posting makes no system call.
  *
+ * One exception: a woken poller stays awake on a contended CPU if another
+ * CPU sat idle for at least half the time since it went to sleep
+ * (swr_poll_idle_elsewhere()), and an awake one idle on a contended CPU
+ * does not sleep while another CPU stays idle: the scheduler's idle
+ * balancing moves it, or the task it shares the CPU with, there within a
+ * few balancing intervals. The scheduler places a wakee next to its
+ * waker, so without the exception a
+ * streaming client spinning on one CPU woke the poller onto that CPU at
+ * the end of every back-off, the poller found it contended and slept
+ * again, and the other CPU stayed idle for the whole run: a doorbell per
+ * WQE (ib_write_bw -q 4, Documentation/performance.rst). Where every CPU
+ * is busy, as in a ping-pong whose two ends spin, nothing changes.
+ *
  * Bulk data is the other case of a poller that is not prompt: a pass that
  * leaves a large WQE unfinished (req.xfer) spends SWR_TURN_BYTES on it in
  * every pass that follows, and every other QP's WQE waits for that turn,
@@ -147,6 +160,7 @@
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
+#include <linux/tick.h>
 
 #include "swr.h"
 #include "swr_net.h"
@@ -170,6 +184,9 @@
 
 /* A pass found a QP busy in another context: the CPU is its for this. */
 #define SWR_POLL_HELD_US	50
+
+/* The longest span swr_poll_idle_elsewhere() judges another CPU's idling by. */
+#define SWR_POLL_IDLE_SPAN_US	(100 * USEC_PER_MSEC)
 
 /* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring (if it has one). */
 static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
@@ -339,6 +356,39 @@ static void swr_poll_back_off(struct swr_poller *p, u64 now)
 	WRITE_ONCE(p->backoff_until, now + SWR_POLL_BACKOFF_US * NSEC_PER_USEC);
 }
 
+/*
+ * Has another CPU this thread may run on been idle for at least half the
+ * time since the last call? get_cpu_idle_time_us() counts an idle period in
+ * progress; its value can step back (iowait accounting), read as no idle
+ * time. False on the first call, after more than SWR_POLL_IDLE_SPAN_US (old
+ * samples say little), and without NO_HZ idle accounting.
+ */
+static bool swr_poll_idle_elsewhere(struct swr_poller *p, u64 now)
+{
+	u64 span_us = (now - p->idle_sampled) / NSEC_PER_USEC;
+	bool valid = p->idle_sampled && span_us &&
+		     span_us <= SWR_POLL_IDLE_SPAN_US;
+	int self = raw_smp_processor_id();
+	bool idle = false;
+	unsigned int cpu;
+	s64 delta;
+	u64 t;
+
+	for_each_cpu_and(cpu, cpu_online_mask, current->cpus_ptr) {
+		t = get_cpu_idle_time_us(cpu, NULL);
+		if (t == (u64)-1) {
+			p->idle_sampled = 0;
+			return false;
+		}
+		delta = t - p->cpu_idle_us[cpu];
+		if (valid && cpu != self && delta > 0 && 2 * delta >= span_us)
+			idle = true;
+		p->cpu_idle_us[cpu] = t;
+	}
+	p->idle_sampled = now;
+	return idle;
+}
+
 /* Step 5: a QP was busy in another context, whose owner needs the CPU. */
 static void swr_poll_nap(void)
 {
@@ -376,8 +426,13 @@ static int swr_poll_thread(void *arg)
 			contended_since = now;
 		} else if (now - contended_since >=
 			   swr_poll_idle_ns(p) / SWR_POLL_CONTENDED_DIV) {
-			swr_poll_back_off(p, now);
-			goto sleep;
+			/* Another CPU to move to: wait for the balancer. */
+			if (swr_poll_idle_elsewhere(p, now)) {
+				contended_since = now;
+			} else {
+				swr_poll_back_off(p, now);
+				goto sleep;
+			}
 		}
 		if (now - idle_since < swr_poll_idle_ns(p)) {
 			cond_resched();
@@ -387,17 +442,22 @@ sleep:
 		/*
 		 * Woken, make one pass with the flags still set (a doorbell
 		 * meanwhile does its own work); stay awake only on a CPU of
-		 * our own.
+		 * our own, or where the scheduler can give us one.
 		 */
+		swr_poll_idle_elsewhere(p, ktime_get_ns());
 		for (;;) {
 			swr_poll_sleep(p);
 			if (kthread_should_stop())
 				break;
 			swr_poll_pass(p, &bulk, &held);
-			if (single_task_running() ||
-			    swr_poll_due_soon(p, ktime_get_ns()))
+			now = ktime_get_ns();
+			if (single_task_running() || swr_poll_due_soon(p, now))
 				break;
-			swr_poll_back_off(p, ktime_get_ns());
+			if (swr_poll_idle_elsewhere(p, now)) {
+				swr_count(p->sdev, SWR_CNT_POLLER_STAYS);
+				break;
+			}
+			swr_poll_back_off(p, now);
 			/*
 			 * Step 5: the QP's owner may be the task this poller
 			 * preempted, and swr_poll_sleep() does not sleep while
@@ -443,6 +503,12 @@ int swr_poll_start(struct swr_dev *sdev)
 	INIT_LIST_HEAD(&p->qps);
 	init_waitqueue_head(&p->del_wq);
 	p->idle_us = SWR_POLL_IDLE_US;
+	p->cpu_idle_us = kcalloc(nr_cpu_ids, sizeof(*p->cpu_idle_us),
+				 GFP_KERNEL);
+	if (!p->cpu_idle_us) {
+		kfree(p);
+		return -ENOMEM;
+	}
 	spin_lock_init(&p->timer_lock);
 	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	p->timer.function = swr_poll_timer_fn;
@@ -452,6 +518,7 @@ int swr_poll_start(struct swr_dev *sdev)
 	if (IS_ERR(p->task)) {
 		int err = PTR_ERR(p->task);
 
+		kfree(p->cpu_idle_us);
 		kfree(p);
 		return err;
 	}
@@ -471,6 +538,7 @@ void swr_poll_stop(struct swr_dev *sdev)
 	hrtimer_cancel(&p->timer);
 	kthread_stop(p->task);
 	sdev->poller = NULL;
+	kfree(p->cpu_idle_us);
 	kfree(p);
 }
 

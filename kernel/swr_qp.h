@@ -771,6 +771,13 @@ struct swr_poller {
 	/* Wakes the sleeping poller at a deadline (swr_poll_deadline()). */
 	struct hrtimer timer;
 	spinlock_t timer_lock;		/* serialises arming the timer */
+	/*
+	 * The poller thread's own: each CPU's idle time (us, nr_cpu_ids
+	 * entries) when it last looked, and when that was (ktime ns, 0:
+	 * never); swr_poll_idle_elsewhere().
+	 */
+	u64 *cpu_idle_us;
+	u64 idle_sampled;
 };
 
 int swr_poll_start(struct swr_dev *sdev);

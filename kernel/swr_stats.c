@@ -32,6 +32,7 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_DOORBELLS] = { .name = "doorbells" },
 	[SWR_CNT_POLLER_WAKEUPS] = { .name = "poller_wakeups" },
 	[SWR_CNT_POLLER_SLEEPS] = { .name = "poller_sleeps" },
+	[SWR_CNT_POLLER_STAYS] = { .name = "poller_stays" },
 	[SWR_CNT_COMPLETIONS] = { .name = "completions" },
 	[SWR_CNT_CQ_OVERFLOW] = { .name = "cq_overflow" },
 	[SWR_CNT_ERR_LOCAL] = { .name = "err_local" },

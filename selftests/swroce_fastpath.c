@@ -17,6 +17,9 @@
  *
  * The stream length is SWR_FASTPATH_OPS (default 100000).
  */
+#define _GNU_SOURCE	/* sched_setaffinity(), CPU_SET() */
+#include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -161,6 +164,7 @@ static int stream(struct fp_ctx *f, long n, const char **why)
 FIXTURE(fp) {
 	struct fp_ctx f;
 	char idle_saved[32];
+	pid_t poller;		/* its CPUs to give back (0: none taken) */
 };
 
 FIXTURE_SETUP(fp)
@@ -174,8 +178,12 @@ FIXTURE_SETUP(fp)
 	ASSERT_EQ(0, ret) TH_LOG("setup: %s", strerror(-ret));
 }
 
+static int allow_cpus(pid_t pid, int only_cpu);
+
 FIXTURE_TEARDOWN(fp)
 {
+	if (self->poller)
+		allow_cpus(self->poller, -1);
 	fp_close(&self->f);
 	if (self->idle_saved[0])
 		swr_ibdev_write(IDLE_ATTR, self->idle_saved);
@@ -562,6 +570,124 @@ TEST_F_TIMEOUT(fp, idle_time_keeps_poller_awake, 120)
 		EXPECT_EQ(10, b.consumed - a.consumed);
 	}
 	EXPECT_LT(0, counted) TH_LOG("no trial ended within %d ms", TRIAL_MS);
+}
+
+/* The pid of the device's poller thread, "swroce/<netdev>"; 0: none. */
+static pid_t poller_pid(void)
+{
+	char ndev[64], want[80], path[300], comm[32];
+	struct dirent *d;
+	pid_t pid = 0;
+	DIR *dir;
+	FILE *f;
+
+	if (swr_test_netdev(ndev, sizeof(ndev)))
+		return 0;
+	snprintf(want, sizeof(want), "swroce/%s", ndev);
+	/* as the kernel keeps it: TASK_COMM_LEN - 1 characters */
+	want[15] = 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	while (!pid && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = 0;
+			if (!strcmp(comm, want))
+				pid = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/* Let @pid run on @only_cpu alone, or on every CPU (-1). */
+static int allow_cpus(pid_t pid, int only_cpu)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (only_cpu < 0 || cpu == only_cpu)
+			CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/*
+ * A streaming client that spins on one CPU, whose poller was woken onto
+ * that CPU, gets its poller back once another CPU is free for it. Each
+ * trial keeps the poller on the client's CPU (its affinity) for the first
+ * MOVE_WQES writes: woken there it finds the CPU contended, and with no
+ * other CPU it may use it backs off as the latency policy says (doorbells;
+ * poller_stays must not move: it honours the affinity). Then the poller
+ * may run anywhere: either the scheduler wakes it onto the idle CPU, or,
+ * woken next to the client again, it sees that another CPU sat idle and
+ * stays awake until the scheduler moves it (poller_stays). The writes after
+ * the next MOVE_WQES must ring at most MOVE_DB_RATE times in a thousand,
+ * where a poller that went back to sleep at every wake-up rings for each
+ * (ib_write_bw -q 4, Documentation/performance.rst). A trial in which the
+ * poller was never woken proves nothing and does not count.
+ */
+#define MOVE_WQES	2000
+#define MOVE_N		20000
+#define MOVE_DB_RATE	20
+#define MOVE_TRIALS	5
+
+TEST_F_TIMEOUT(fp, stream_gets_poller_back_from_its_cpu, 600)
+{
+	long db = 0, bound = MOVE_N * MOVE_DB_RATE / 1000;
+	long long s0, s1, s2;
+	struct counters z, a, b;
+	const char *why = "";
+	int trial, counted = 0;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: nowhere for the poller to move");
+	ASSERT_LE(0, swr_counter("poller_stays"))
+		TH_LOG("no poller_stays counter");
+	self->poller = poller_pid();
+	ASSERT_LT(0, self->poller) TH_LOG("no poller thread found");
+	ASSERT_EQ(0, allow_cpus(0, 1)) TH_LOG("CPU 1: %s", strerror(errno));
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000"));
+	for (trial = 1; trial <= MOVE_TRIALS; trial++) {
+		ASSERT_EQ(0, allow_cpus(self->poller, 1));
+		ASSERT_EQ(0, stream(&self->f, 10, &why)) TH_LOG("%s", why);
+		ASSERT_TRUE(swr_poller_wait_asleep(ASLEEP_MS));
+		read_counters(&z);
+		s0 = swr_counter("poller_stays");
+		/* woken onto this CPU, which this stream keeps busy */
+		ASSERT_EQ(0, stream(&self->f, MOVE_WQES, &why)) TH_LOG("%s", why);
+		s1 = swr_counter("poller_stays");
+		ASSERT_EQ(0, allow_cpus(self->poller, -1));
+		ASSERT_EQ(0, stream(&self->f, MOVE_WQES, &why)) TH_LOG("%s", why);
+		read_counters(&a);
+		ASSERT_EQ(0, stream(&self->f, MOVE_N, &why)) TH_LOG("%s", why);
+		read_counters(&b);
+		s2 = swr_counter("poller_stays");
+		db = b.doorbells - a.doorbells;
+		TH_LOG("trial %d: kept on CPU 1: doorbells %lld, stays %lld; then stays %lld, doorbells %ld in %d writes; wakeups +%lld, sleeps +%lld",
+		       trial, a.doorbells - z.doorbells, s1 - s0, s2 - s1, db,
+		       MOVE_N, b.wakeups - z.wakeups, b.sleeps - z.sleeps);
+		ASSERT_EQ(MOVE_N, b.consumed - a.consumed);
+		EXPECT_EQ(s0, s1) TH_LOG("it stayed with no other CPU allowed");
+		if (a.wakeups == z.wakeups) {
+			TH_LOG("trial %d: the poller was never woken: not counted",
+			       trial);
+			continue;
+		}
+		counted++;
+		if (db <= bound)
+			break;
+	}
+	ASSERT_LT(0, counted) TH_LOG("no trial woke the poller");
+	EXPECT_GE(bound, db);
 }
 
 TEST_F(fp, poll_idle_us_attribute)
