@@ -138,8 +138,10 @@
  * (swr_poll_idle_elsewhere()), and an awake one idle on a contended CPU
  * does not sleep while another CPU stays idle: the scheduler's idle
  * balancing moves it, or the task it shares the CPU with, there within a
- * few balancing intervals. The scheduler places a wakee next to its
- * waker, so without the exception a
+ * few balancing intervals (a poller still contended after
+ * SWR_POLL_MOVE_WAIT_US was not moved, and sleeps as above for a while:
+ * swr_poll_may_stay()). The scheduler places a wakee next to its waker, so
+ * without the exception a
  * streaming client spinning on one CPU woke the poller onto that CPU at
  * the end of every back-off, the poller found it contended and slept
  * again, and the other CPU stayed idle for the whole run: a doorbell per
@@ -187,6 +189,14 @@
 
 /* The longest span swr_poll_idle_elsewhere() judges another CPU's idling by. */
 #define SWR_POLL_IDLE_SPAN_US	(100 * USEC_PER_MSEC)
+
+/*
+ * A poller that stayed awake on a contended CPU for the scheduler to move
+ * it, and is still there after this, was not moved: it does not stay again
+ * for SWR_POLL_NO_STAY_US.
+ */
+#define SWR_POLL_MOVE_WAIT_US	(50 * USEC_PER_MSEC)
+#define SWR_POLL_NO_STAY_US	USEC_PER_SEC
 
 /* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring (if it has one). */
 static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
@@ -389,6 +399,27 @@ static bool swr_poll_idle_elsewhere(struct swr_poller *p, u64 now)
 	return idle;
 }
 
+/*
+ * Stay awake on a contended CPU, for the scheduler to move the poller or
+ * the task it shares the CPU with? While another CPU sits idle, and for
+ * SWR_POLL_MOVE_WAIT_US at most: the idle CPU may be one the balancer does
+ * not move tasks to (another root domain of cpusets), and a poller left
+ * spinning next to an application would take half its CPU.
+ */
+static bool swr_poll_may_stay(struct swr_poller *p, u64 now)
+{
+	if (now < p->no_stay_until || !swr_poll_idle_elsewhere(p, now))
+		return false;
+	if (!p->stay_since) {
+		p->stay_since = now;
+	} else if (now - p->stay_since > SWR_POLL_MOVE_WAIT_US * NSEC_PER_USEC) {
+		p->stay_since = 0;
+		p->no_stay_until = now + SWR_POLL_NO_STAY_US * NSEC_PER_USEC;
+		return false;
+	}
+	return true;
+}
+
 /* Step 5: a QP was busy in another context, whose owner needs the CPU. */
 static void swr_poll_nap(void)
 {
@@ -417,17 +448,21 @@ static int swr_poll_thread(void *arg)
 		if (n || swr_poll_due_soon(p, now)) {
 			idle_since = now;
 			contended_since = 0;
+			/* Moved, if it stayed for that (swr_poll_may_stay()). */
+			if (p->stay_since && single_task_running())
+				p->stay_since = 0;
 			cond_resched();
 			continue;
 		}
 		if (single_task_running()) {
 			contended_since = 0;
+			p->stay_since = 0;
 		} else if (!contended_since) {
 			contended_since = now;
 		} else if (now - contended_since >=
 			   swr_poll_idle_ns(p) / SWR_POLL_CONTENDED_DIV) {
 			/* Another CPU to move to: wait for the balancer. */
-			if (swr_poll_idle_elsewhere(p, now)) {
+			if (swr_poll_may_stay(p, now)) {
 				contended_since = now;
 			} else {
 				swr_poll_back_off(p, now);
@@ -445,6 +480,7 @@ sleep:
 		 * our own, or where the scheduler can give us one.
 		 */
 		swr_poll_idle_elsewhere(p, ktime_get_ns());
+		p->stay_since = 0;
 		for (;;) {
 			swr_poll_sleep(p);
 			if (kthread_should_stop())
@@ -453,7 +489,7 @@ sleep:
 			now = ktime_get_ns();
 			if (single_task_running() || swr_poll_due_soon(p, now))
 				break;
-			if (swr_poll_idle_elsewhere(p, now)) {
+			if (swr_poll_may_stay(p, now)) {
 				swr_count(p->sdev, SWR_CNT_POLLER_STAYS);
 				break;
 			}

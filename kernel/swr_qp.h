@@ -778,6 +778,13 @@ struct swr_poller {
 	 */
 	u64 *cpu_idle_us;
 	u64 idle_sampled;
+	/*
+	 * The poller thread's own too (ktime ns, 0: none): since when it has
+	 * stayed awake on a contended CPU, and until when it may not
+	 * (swr_poll_may_stay()).
+	 */
+	u64 stay_since;
+	u64 no_stay_until;
 };
 
 int swr_poll_start(struct swr_dev *sdev);
