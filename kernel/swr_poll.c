@@ -432,7 +432,7 @@ static int swr_poll_thread(void *arg)
 	int n;
 	u64 idle_since = ktime_get_ns();
 	u64 contended_since = 0;
-	bool bulk, held;
+	bool bulk, held, alone;
 	u64 now;
 
 	while (!kthread_should_stop()) {
@@ -444,19 +444,19 @@ static int swr_poll_thread(void *arg)
 		if (held)
 			swr_poll_nap();
 		now = ktime_get_ns();
+		alone = single_task_running();
+		/* Moved, if it stayed for that (swr_poll_may_stay()). */
+		if (alone)
+			p->stay_since = 0;
 		/* Work done, or a timer due soon: poll on, not idle. */
 		if (n || swr_poll_due_soon(p, now)) {
 			idle_since = now;
 			contended_since = 0;
-			/* Moved, if it stayed for that (swr_poll_may_stay()). */
-			if (p->stay_since && single_task_running())
-				p->stay_since = 0;
 			cond_resched();
 			continue;
 		}
-		if (single_task_running()) {
+		if (alone) {
 			contended_since = 0;
-			p->stay_since = 0;
 		} else if (!contended_since) {
 			contended_since = now;
 		} else if (now - contended_since >=

@@ -36,12 +36,12 @@ FIXTURE_SETUP(qp)
 	ASSERT_EQ(0, ret) TH_LOG("buffers: %s", strerror(-ret));
 }
 
-static int gone_addr(const struct swr_pair *p, const char *verb);
+static int gone_addr(const char *verb);
 
 FIXTURE_TEARDOWN(qp)
 {
 	if (self->gone_added)
-		gone_addr(&self->p, "del");
+		gone_addr("del");
 	swr_pair_destroy_qps(&self->p);
 	swr_bufs_fini(&self->b);
 	swr_pair_close(&self->p);
@@ -222,23 +222,13 @@ TEST_F(qp, rc_rdma_write)
 /* An address of the benchmarking range for rc_dest_gid_removed. */
 #define GONE_ADDR	"198.18.77.9"
 
-/* Run "ip -4 addr @verb GONE_ADDR/32 dev <the test GID's netdev>". */
-static int gone_addr(const struct swr_pair *p, const char *verb)
+/* Run "ip -4 addr @verb GONE_ADDR/32 dev <the device's netdev>". */
+static int gone_addr(const char *verb)
 {
-	char path[256], ndev[64] = "", cmd[256];
-	FILE *f;
+	char ndev[64], cmd[256];
 
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/%d",
-		 swr_test_dev(), p->gid_index);
-	f = fopen(path, "r");
-	if (!f || !fgets(ndev, sizeof(ndev), f)) {
-		if (f)
-			fclose(f);
+	if (swr_test_netdev(ndev, sizeof(ndev)))
 		return -1;
-	}
-	fclose(f);
-	ndev[strcspn(ndev, "\n")] = 0;
 	snprintf(cmd, sizeof(cmd), "ip -4 addr %s " GONE_ADDR "/32 dev %s%s",
 		 verb, ndev, strcmp(verb, "del") ? "" : " 2>/dev/null");
 	return system(cmd);
@@ -291,8 +281,8 @@ TEST_F(qp, rc_dest_gid_removed)
 	gone.raw[10] = 0xff;
 	gone.raw[11] = 0xff;
 	ASSERT_EQ(1, inet_pton(AF_INET, GONE_ADDR, &gone.raw[12]));
-	gone_addr(p, "del");
-	ASSERT_EQ(0, gone_addr(p, "add"));
+	gone_addr("del");
+	ASSERT_EQ(0, gone_addr("add"));
 	self->gone_added = true;
 	ASSERT_TRUE(gone_gid_wait(p->ctx, &gone, true, &gone_index))
 		TH_LOG("no GID for " GONE_ADDR " after adding it");
@@ -317,7 +307,7 @@ TEST_F(qp, rc_dest_gid_removed)
 	swr_t_wait_wc(_metadata, p->c.scq, 1, IBV_WC_SUCCESS, NULL);
 	check_region(_metadata, self->b.sbuf, BUFSZ, 0, 4096, 71);
 
-	ASSERT_EQ(0, gone_addr(p, "del"));
+	ASSERT_EQ(0, gone_addr("del"));
 	self->gone_added = false;
 	ASSERT_TRUE(gone_gid_wait(p->ctx, &gone, false, NULL))
 		TH_LOG("the GID of " GONE_ADDR " stayed after removing it");
