@@ -63,6 +63,7 @@ static const struct {
 	[SWR_CC_MIN_MBPS] = { 1, 1, 100000 },
 	[SWR_CC_MAX_MBPS] = { 100000, 1, 1000000 },
 	[SWR_CC_WINDOW_US] = { 10000, 0, 1000000 },
+	[SWR_CC_LOSS_WINDOW] = { 0, 0, 1 },
 };
 
 void swr_cc_init(struct swr_dev *sdev)
@@ -136,6 +137,7 @@ struct swr_cc_attr swr_cc_attrs[SWR_CC_NPARAMS] = {
 	SWR_CC_ATTR(SWR_CC_MIN_MBPS, "cc_min_mbps"),
 	SWR_CC_ATTR(SWR_CC_MAX_MBPS, "cc_max_mbps"),
 	SWR_CC_ATTR(SWR_CC_WINDOW_US, "cc_window_us"),
+	SWR_CC_ATTR(SWR_CC_LOSS_WINDOW, "cc_loss_window"),
 };
 
 /* ECN --------------------------------------------------------------------- */
@@ -476,6 +478,65 @@ u64 swr_cc_window(struct swr_qp *qp)
 		return U64_MAX;
 	/* kbit/s times us: bits / 1000; bytes: / 8000 */
 	return div_u64(rp->rc * us, 8000);
+}
+
+/*
+ * The loss window (struct swr_cc_lw). It starts at SWR_CC_LW_INIT PSNs
+ * (two ACK requests' worth) and is never cut below SWR_CC_LW_MIN; at most
+ * SWR_WIRE_INFLIGHT, the wire's own limit.
+ */
+#define SWR_CC_LW_INIT		32
+#define SWR_CC_LW_MIN		8
+
+u32 swr_cc_lw_window(struct swr_qp *qp)
+{
+	struct swr_cc_lw *lw = &qp->wire->req.lw;
+
+	if (!swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
+		return U32_MAX;
+	if (!lw->cwnd) {
+		lw->cwnd = SWR_CC_LW_INIT;
+		lw->ssthresh = SWR_WIRE_INFLIGHT;
+	}
+	return lw->cwnd;
+}
+
+void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn)
+{
+	struct swr_cc_lw *lw = &qp->wire->req.lw;
+
+	if (!lw->cwnd)
+		return;
+	if (lw->recovering && swr_psn_diff(acked_psn, lw->recover) >= 0)
+		lw->recovering = false;
+	if (lw->cwnd < lw->ssthresh) {
+		lw->cwnd += n;
+	} else {
+		lw->acc += n;
+		if (lw->acc >= lw->cwnd) {
+			lw->acc -= lw->cwnd;
+			lw->cwnd++;
+		}
+	}
+	lw->cwnd = min_t(u32, lw->cwnd, SWR_WIRE_INFLIGHT);
+}
+
+void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi)
+{
+	struct swr_cc_lw *lw = &qp->wire->req.lw;
+
+	if (!lw->cwnd || !swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
+		return;
+	/* A NAK in an episode already cut for: the same loss. */
+	if (lw->recovering && !timeout)
+		return;
+	if (!lw->recovering)
+		lw->ssthresh = max_t(u32, min(lw->cwnd, out) / 2, SWR_CC_LW_MIN);
+	lw->cwnd = timeout ? SWR_CC_LW_MIN : lw->ssthresh;
+	lw->acc = 0;
+	lw->recover = sent_hi;
+	lw->recovering = true;
+	swr_qp_count(qp, SWR_CNT_LW_CUTS);
 }
 
 void swr_cc_rtt(struct swr_qp *qp, u64 ns)

@@ -44,6 +44,7 @@ enum swr_cc_param {
 	SWR_CC_MIN_MBPS,	/* the lowest rate */
 	SWR_CC_MAX_MBPS,	/* the rate above which a QP is not paced */
 	SWR_CC_WINDOW_US,	/* bytes out: what the rate sends in this */
+	SWR_CC_LOSS_WINDOW,	/* 1: a loss halves the packets a QP may have out */
 	SWR_CC_NPARAMS,
 };
 
@@ -79,6 +80,24 @@ struct swr_cc_rp {
 	u64 use_prev_bytes;
 };
 
+/*
+ * The loss window of one RC QP (in struct swr_wire_req, the poller's under
+ * sq_lock, zeroed with it): how many PSNs it may have unacknowledged. It
+ * grows with what is acknowledged (slow start below ssthresh, then one
+ * PSN per window) and is cut when a loss shows: half the packets that
+ * were out on a sequence NAK, SWR_CC_LW_MIN on a timeout; one cut per
+ * episode (until what was out then is acknowledged). A RoCE NIC's "TX
+ * window" and "slow restart" for fabrics without PFC; TCP's Reno for the
+ * same reason. cwnd 0: not started (the first window sets it).
+ */
+struct swr_cc_lw {
+	u32 cwnd;
+	u32 ssthresh;
+	u32 acc;		/* PSNs acknowledged toward the next +1 */
+	u32 recover;		/* sent_hi at the last cut */
+	bool recovering;	/* acked_psn has not passed recover yet */
+};
+
 /* sysfs attributes (swr_main.c's group lists each). */
 struct swr_cc_attr {
 	struct device_attribute da;	/* swr_cc_attrs[] index: the param */
@@ -101,6 +120,15 @@ u64 swr_cc_wait(struct swr_qp *qp, u64 now);
 void swr_cc_sent(struct swr_qp *qp, u32 bytes, u64 now);
 /* Poller (sq_lock): bytes @qp may have unacknowledged; U64_MAX: any. */
 u64 swr_cc_window(struct swr_qp *qp);
+/* Poller (sq_lock): PSNs @qp may have unacknowledged; U32_MAX: any. */
+u32 swr_cc_lw_window(struct swr_qp *qp);
+/* Poller (sq_lock): @n more PSNs acknowledged, all before @acked_psn. */
+void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn);
+/*
+ * Poller (sq_lock): a loss, shown by a sequence NAK or (@timeout) the
+ * retransmission timer, with @out PSNs unacknowledged up to @sent_hi.
+ */
+void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi);
 /* Poller (sq_lock): a round trip of @ns measured (an AckReq answered). */
 void swr_cc_rtt(struct swr_qp *qp, u64 ns);
 /* The QP's current rate in Mbit/s, 0: not limited (restrack). */

@@ -180,6 +180,7 @@ static struct attribute *swr_attrs[] = {
 	&swr_cc_attrs[SWR_CC_MIN_MBPS].da.attr,
 	&swr_cc_attrs[SWR_CC_MAX_MBPS].da.attr,
 	&swr_cc_attrs[SWR_CC_WINDOW_US].da.attr,
+	&swr_cc_attrs[SWR_CC_LOSS_WINDOW].da.attr,
 	NULL,
 };
 

@@ -290,6 +290,8 @@ struct swr_wire_req {
 	/* DCQCN's rate (swr_cc.c), and the time pacing waits for; 0: none */
 	struct swr_cc_rp cc;
 	u64 paced_until;
+	/* The loss window (swr_cc.c). */
+	struct swr_cc_lw lw;
 };
 
 /*

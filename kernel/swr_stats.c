@@ -48,6 +48,7 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_RX_BYTES] = { .name = "rx_bytes" },
 	[SWR_CNT_RETRANSMITS] = { .name = "retransmits" },
 	[SWR_CNT_TIMEOUTS] = { .name = "ack_timeouts" },
+	[SWR_CNT_LW_CUTS] = { .name = "loss_window_cuts" },
 	[SWR_CNT_RNR_NAK_RCVD] = { .name = "rnr_nak_rcvd" },
 	[SWR_CNT_NAK_SEQ_SENT] = { .name = "nak_seq_sent" },
 	[SWR_CNT_NAK_SEQ_RCVD] = { .name = "nak_seq_rcvd" },
@@ -93,6 +94,7 @@ static const enum swr_counter swr_qp_counters[] = {
 	/* the wire's and congestion control's: swr_qp_count() too */
 	SWR_CNT_RETRANSMITS,
 	SWR_CNT_TIMEOUTS,
+	SWR_CNT_LW_CUTS,
 	SWR_CNT_RNR_NAK_RCVD,
 	SWR_CNT_NAK_SEQ_SENT,
 	SWR_CNT_NAK_SEQ_RCVD,

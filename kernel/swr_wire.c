@@ -298,6 +298,8 @@ bool swr_wire_submit(struct swr_qp *qp, u64 len)
 		wr->sent_hi = e->first_psn;
 		wr->acked_psn = e->first_psn;
 		wr->nak_seen = false;
+		/* A loss episode ends with what was out: nothing is. */
+		wr->lw.recovering = false;
 	}
 	qp->req.psn = (qp->req.psn + e->npkts) & SWR_PSN_MASK;
 	wr->tail++;
@@ -534,7 +536,8 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 
 /*
  * RC: may packet wr->sent of @e (the READ request from rd_next) not go
- * out yet, SWR_WIRE_INFLIGHT PSNs being out, or DCQCN's window (in PSNs
+ * out yet, SWR_WIRE_INFLIGHT PSNs being out, the loss window's, or
+ * DCQCN's window (in PSNs
  * of @mtu, at least two ACK requests' worth: an ACK of the packets up to
  * the last request always opens it again)? The last one that may asks
  * for an ACK, so that the answer that opens the window again comes.
@@ -546,11 +549,12 @@ static bool swr_wire_inflight_full(struct swr_qp *qp,
 	u32 k = swr_wire_pkt_index(e, wr->sent);
 	int out = swr_psn_diff(e->first_psn + k, swr_wire_base_psn(wr));
 	u64 win = swr_cc_window(qp);
-	int lim = SWR_WIRE_INFLIGHT;
+	int lim = min_t(u32, swr_cc_lw_window(qp), SWR_WIRE_INFLIGHT);
 
 	if (win != U64_MAX)
-		lim = clamp_t(u64, div_u64(win, mtu), 2 * SWR_WIRE_ACK_EVERY,
-			      SWR_WIRE_INFLIGHT);
+		lim = min_t(int, lim,
+			    clamp_t(u64, div_u64(win, mtu),
+				    2 * SWR_WIRE_ACK_EVERY, SWR_WIRE_INFLIGHT));
 	if (out >= lim)
 		return true;
 	if (out == lim - 1)
@@ -760,9 +764,12 @@ static bool swr_wire_acked(struct swr_qp *qp, u32 psn, u64 rx_ns)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
 
-	if (swr_psn_diff(psn, wr->acked_psn) <= 0)
+	int n = swr_psn_diff(psn, wr->acked_psn);
+
+	if (n <= 0)
 		return false;
 	wr->acked_psn = psn;
+	swr_cc_lw_acked(qp, n, psn);
 	/*
 	 * The probe answered: a round trip for congestion control, ending
 	 * when the answer arrived, not when this QP's turn came to read it
@@ -849,6 +856,9 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			progress |= swr_wire_acked(qp, psn, rx_ns);
 			wr->nak_seen = true;
 			wr->nak_psn = psn;
+			swr_cc_lw_loss(qp, false,
+				       swr_psn_diff(wr->sent_hi, wr->acked_psn),
+				       wr->sent_hi);
 			i = swr_wire_first_open(qp, idx);
 			swr_wire_go_back(qp, i, i == idx ?
 					 (psn - e->first_psn) & SWR_PSN_MASK :
@@ -1215,6 +1225,9 @@ void swr_wire_poll(struct swr_qp *qp)
 			return;
 		}
 		wr->retry_left--;
+		swr_cc_lw_loss(qp, true,
+			       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)),
+			       wr->sent_hi);
 		/* The head is the oldest entry not answered. */
 		swr_wire_go_back(qp, wr->head, 0);
 		wr->nak_seen = false;

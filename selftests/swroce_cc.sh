@@ -62,7 +62,9 @@
 # np_cnp_sent (ccb0).
 # Passes: CC on: J >= 0.9, utilisation >= 85% (70% when busy), no qdisc drop and
 # retransmits <= 0.1% of tx_pkts, CNPs sent and handled. CC off: the
-# bottleneck shows what CC prevents (drops or retransmits). Every case:
+# bottleneck shows what CC prevents (drops or retransmits). Loss window
+# only (ECN, DCQCN off): the flows' sum >= half the link, retransmits <=
+# 10% of tx_pkts, the window cut. Every case:
 # every pair ran until stopped (exit 143, SIGTERM), the client reporting.
 #
 # Environment: CC_RATE the bottleneck rate as tc writes it (default
@@ -95,7 +97,7 @@ IPA=10.93.1.1 IPB=10.93.1.2	# the data veth
 CTLB=10.93.2.2			# the TCP veth, ccb's end
 sys=/sys/class/infiniband
 bin=$(cd "$(dirname "$0")/.." && pwd)/build/selftests
-CC_FILES="cc_ecn cc_np_enable cc_rp_enable"
+CC_FILES="cc_ecn cc_np_enable cc_rp_enable cc_loss_window"
 
 spid=() cpid=() sampler="" busy=""	# the running flows' servers, clients; sampler; busy_cpus
 T=""			# tracefs (below), if there is one
@@ -277,7 +279,7 @@ snap() {
 			read -r v <"$c" && echo "${DEVB}_${c##*/} $v"
 		done
 		for c in $DEVA:retransmits $DEVA:tx_pkts $DEVA:ack_timeouts \
-			 $DEVA:nak_seq_rcvd $DEVA:rx_dropped $DEVB:rx_dropped \
+			 $DEVA:loss_window_cuts $DEVA:nak_seq_rcvd $DEVA:rx_dropped $DEVB:rx_dropped \
 			 $DEVA:tx_dropped $DEVB:tx_dropped \
 			 $DEVB:out_of_sequence \
 			 $DEVB:np_ecn_marked_roce_packets $DEVB:np_cnp_sent \
@@ -558,8 +560,8 @@ run_case() {
 	awk -v c="$name" -v q="$AQM" '{ a[$1] = $2 } END {
 		printf "# %s, case start to window end: tbf dropped %s, %s dropped %s, marked %s\n", c,
 			a["tbf_dropped"], q, a["aqm_dropped"], a["aqm_marked"]
-		printf "# %s: cca0 retransmits %s tx_pkts %s ack_timeouts %s rp_cnp_handled %s rp_cnp_ignored %s; ccb0 np_ecn_marked_roce_packets %s np_cnp_sent %s\n", c,
-			a["retransmits"], a["tx_pkts"], a["ack_timeouts"], a["rp_cnp_handled"], a["rp_cnp_ignored"],
+		printf "# %s: cca0 retransmits %s tx_pkts %s ack_timeouts %s loss_window_cuts %s rp_cnp_handled %s rp_cnp_ignored %s; ccb0 np_ecn_marked_roce_packets %s np_cnp_sent %s\n", c,
+			a["retransmits"], a["tx_pkts"], a["ack_timeouts"], a["loss_window_cuts"], a["rp_cnp_handled"], a["rp_cnp_ignored"],
 			a["np_ecn_marked_roce_packets"], a["np_cnp_sent"]
 		printf "# %s: lost elsewhere: softnet dropped %s, cca0 rx_dropped %s tx_dropped %s, ccb0 rx_dropped %s tx_dropped %s; ccb0 out_of_sequence %s, cca0 nak_seq_rcvd %s\n", c,
 			a["softnet_dropped"], a["cca0_rx_dropped"], a["cca0_tx_dropped"], a["ccb0_rx_dropped"], a["ccb0_tx_dropped"], a["out_of_sequence"], a["nak_seq_rcvd"]
@@ -651,6 +653,35 @@ awk -v td="$td" -v rd="$rd" -v r="$r" \
 	'BEGIN { exit !(td > 0 || rd > 0 || (r != "NA" && r > 0)) }'
 tap_ok $? "$c: the bottleneck drops (tbf $td, $AQM $rd) or the senders retransmit ($r)"
 pairs_check "$c"
+
+# --- the loss window alone --------------------------------------------------
+# ECN and DCQCN off, the loss window on (cc_loss_window): the senders find
+# the bottleneck's queue by its drops, as TCP does, and go-back-N resends
+# about a window per loss instead of everything that was out. CC off
+# above spends most of its packets on retransmissions (6.12: 89% of
+# tx_pkts, the flows' sum 7.1 Mbit/s of 100); here at most a tenth, and
+# the flows' sum (what was acknowledged) at least half the link
+# (measured: 3%, 92.5 Mbit/s, no timeout).
+c="loss window only (ECN, DCQCN off), 2 flows"
+if why=$(set_cc 0) && why=$(CC_FILES=cc_loss_window set_cc 1); then
+	run_case lw-2 2
+	d=$log/lw-2.delta
+	sum=$(awk '{ s += $2 } END { printf "%.2f", s }' "$log/lw-2.means")
+	awk -v s="$sum" -v r="${RATE%mbit}" 'BEGIN { exit !(s + 0 >= r / 2) }'
+	tap_ok $? "$c: the flows' sum $sum Mbit/s >= half of $RATE"
+	r=$(get retransmits "$d") tx=$(get tx_pkts "$d") cuts=$(get loss_window_cuts "$d")
+	awk -v r="$r" -v tx="$tx" -v k="$cuts" \
+		'BEGIN { exit !(r != "NA" && tx > 0 && r <= tx / 10 && k > 0) }'
+	tap_ok $? "$c: retransmits $r <= 10% of tx_pkts $tx, the window cut ($cuts times)"
+	pairs_check "$c"
+else
+	echo "# $c: cannot be set up:$why"
+	for t in "the flows' sum >= half of $RATE" \
+		 "retransmits <= 10% of tx_pkts, the window cut" \
+		 "every client/server pair ran until stopped, the client reporting"; do
+		tap_ok 1 "$c: $t (not run)"
+	done
+fi
 
 splats=$(kmsg_splats cc)
 tap_ok $? "no kernel report (oops, KASAN, lockdep, UBSAN, ...) during the flows"

@@ -65,7 +65,8 @@ ai_mbps 2 100000
 hai_mbps 10 100000
 min_mbps 1 100000
 max_mbps 100000 1000000
-window_us 10000 1000000"
+window_us 10000 1000000
+loss_window 0 1"
 rc=0
 while read -r name def max; do
 	v=$(cc $A "$name" 2>/dev/null)
@@ -84,7 +85,7 @@ while read -r name def max; do
 		rc=1
 	fi
 done <<<"$params"
-tap_ok $rc "16 sysfs parameters: documented defaults, bounds refused (ERANGE), values taken"
+tap_ok $rc "17 sysfs parameters: documented defaults, bounds refused (ERANGE), values taken"
 
 # --- marking -----------------------------------------------------------------
 # Every ECT(0) (TOS low bits 10) RoCEv2 packet leaving ca becomes CE (11).
