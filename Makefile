@@ -31,6 +31,8 @@
 #                   ibv_rc_pingpong, that release's test suite, in a guest
 #   make check-two  two hosts: a 6.1 and a 6.12 guest joined by a virtio-net
 #                   link, swroce <-> swroce and swroce <-> rxe across it
+#   make bench-two  two guests (BENCH_KERNEL) joined by that link: iperf3
+#                   TCP, swroce (loss window off and on) and rxe across it
 #   make install    the provider into the system libibverbs (DESTDIR=)
 #   make modules_install  swroce.ko into /lib/modules/$(KVER)
 #
@@ -83,7 +85,7 @@ BENCH_PROGS := $(patsubst tools/bench/%.c,$(BUILD)/bench/bin/%,$(BENCH_C))
 
 .PHONY: all kmod kmod-all provider selftests install modules_install deps lint \
 	check check-full check-debug check-loaded check-packages check-two check-cc \
-	check-rdma-core debug-kernel run vm clean help bench bench-progs \
+	check-rdma-core debug-kernel run vm clean help bench bench-two bench-progs \
 	deb
 
 all: kmod provider selftests
@@ -162,6 +164,9 @@ $(BUILD)/bench/bin/%: tools/bench/%.c tools/bench/bench_common.h \
 
 bench: provider bench-progs kmod-all
 	tools/bench/run.sh $(if $(BENCH_KERNEL),-k $(BENCH_KERNEL))
+
+bench-two: provider kmod-all
+	tools/bench/two.sh $(if $(BENCH_KERNEL),-k $(BENCH_KERNEL))
 
 # The provider where the distribution's libibverbs looks for it, and the
 # module for the kernel being built against (a real machine; see README).

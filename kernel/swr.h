@@ -128,6 +128,7 @@ enum swr_counter {
 	SWR_CNT_RETRANSMITS,	/* request packets sent again */
 	SWR_CNT_TIMEOUTS,	/* retransmit timer expiries (ACK timeouts) */
 	SWR_CNT_LW_CUTS,	/* loss window cuts (swr_cc_lw_loss()) */
+	SWR_CNT_LW_PROBES,	/* tail-loss probes (loss window on) */
 	SWR_CNT_RNR_NAK_RCVD,	/* RNR NAKs received by a requester */
 	SWR_CNT_NAK_SEQ_SENT,	/* PSN sequence error NAKs sent */
 	SWR_CNT_NAK_SEQ_RCVD,	/* PSN sequence error NAKs received */

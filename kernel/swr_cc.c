@@ -63,7 +63,7 @@ static const struct {
 	[SWR_CC_MIN_MBPS] = { 1, 1, 100000 },
 	[SWR_CC_MAX_MBPS] = { 100000, 1, 1000000 },
 	[SWR_CC_WINDOW_US] = { 10000, 0, 1000000 },
-	[SWR_CC_LOSS_WINDOW] = { 0, 0, 1 },
+	[SWR_CC_LOSS_WINDOW] = { 1, 0, 1 },
 };
 
 void swr_cc_init(struct swr_dev *sdev)
@@ -539,6 +539,29 @@ void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi)
 	swr_qp_count(qp, SWR_CNT_LW_CUTS);
 }
 
+/*
+ * The tail-loss probe: a window's last packets lost leave the responder
+ * nothing to find the gap by, and only the retransmission timer (67 ms at
+ * perftest's timeout 14) would resend them. With the loss window on, the
+ * requester goes back once SWR_CC_LW_PTO_RTTS round trips (at least
+ * SWR_CC_LW_PTO_MIN_NS, at most half the timeout) pass without progress:
+ * a window's worth at most, as TCP's probe timeout (RFC 8985) resends one
+ * segment. It spends no retry_cnt: the timer still runs.
+ */
+#define SWR_CC_LW_PTO_RTTS	3
+#define SWR_CC_LW_PTO_MIN_NS	(2 * NSEC_PER_MSEC)
+
+u64 swr_cc_lw_probe_at(struct swr_qp *qp, u64 now, u64 tmo)
+{
+	u64 srtt = qp->wire->req.cc.srtt;
+
+	if (!tmo || !srtt || !qp->wire->req.lw.cwnd ||
+	    !swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
+		return 0;
+	return now + clamp_t(u64, SWR_CC_LW_PTO_RTTS * srtt,
+			     SWR_CC_LW_PTO_MIN_NS, tmo / 2);
+}
+
 void swr_cc_rtt(struct swr_qp *qp, u64 ns)
 {
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
@@ -547,6 +570,15 @@ void swr_cc_rtt(struct swr_qp *qp, u64 ns)
 	/* srtt <- 7/8 srtt + 1/8 sample, as TCP smooths */
 	rp->srtt = swr_cc_smooth(rp->srtt, ns, 3);
 	atomic64_set(dev_srtt, swr_cc_smooth(atomic64_read(dev_srtt), ns, 3));
+}
+
+u32 swr_cc_lw_cwnd(struct swr_qp *qp)
+{
+	struct swr_wire_qp *w = READ_ONCE(qp->wire);
+
+	if (!w || !swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
+		return 0;
+	return READ_ONCE(w->req.lw.cwnd);
 }
 
 u32 swr_cc_rtt_us(struct swr_qp *qp)

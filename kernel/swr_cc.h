@@ -129,10 +129,17 @@ void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn);
  * retransmission timer, with @out PSNs unacknowledged up to @sent_hi.
  */
 void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi);
+/*
+ * Poller (sq_lock): when @qp, whose retransmission timer (@tmo ns) was
+ * armed at @now, probes for a tail loss; 0: it does not (no loss window).
+ */
+u64 swr_cc_lw_probe_at(struct swr_qp *qp, u64 now, u64 tmo);
 /* Poller (sq_lock): a round trip of @ns measured (an AckReq answered). */
 void swr_cc_rtt(struct swr_qp *qp, u64 ns);
 /* The QP's current rate in Mbit/s, 0: not limited (restrack). */
 u32 swr_cc_rate_mbps(struct swr_qp *qp);
+/* The QP's loss window in PSNs, 0: none (restrack). */
+u32 swr_cc_lw_cwnd(struct swr_qp *qp);
 /* The QP's smoothed round trip in us, 0: none measured (restrack). */
 u32 swr_cc_rtt_us(struct swr_qp *qp);
 

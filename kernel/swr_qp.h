@@ -290,8 +290,9 @@ struct swr_wire_req {
 	/* DCQCN's rate (swr_cc.c), and the time pacing waits for; 0: none */
 	struct swr_cc_rp cc;
 	u64 paced_until;
-	/* The loss window (swr_cc.c). */
+	/* The loss window (swr_cc.c), its tail-loss probe (ktime ns; 0: none). */
 	struct swr_cc_lw lw;
+	u64 probe_at;
 };
 
 /*

@@ -95,7 +95,10 @@ static int swr_res_put_req(struct sk_buff *msg, struct swr_qp *qp)
 	     /* DCQCN's current rate; 0: not limited (swr_cc.c) */
 	     rdma_nl_put_driver_u32(msg, "cc_rate_mbps",
 				    swr_cc_rate_mbps(qp)) ||
-	     rdma_nl_put_driver_u32(msg, "cc_rtt_us", swr_cc_rtt_us(qp))))
+	     rdma_nl_put_driver_u32(msg, "cc_rtt_us", swr_cc_rtt_us(qp)) ||
+	     /* the loss window in PSNs; 0: none (cc_loss_window off) */
+	     rdma_nl_put_driver_u32(msg, "cc_loss_window",
+				    swr_cc_lw_cwnd(qp))))
 		return -EMSGSIZE;
 	return 0;
 }

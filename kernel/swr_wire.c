@@ -210,9 +210,10 @@ static u64 swr_wire_tmo(u8 timeout)
 static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
-	u64 tmo = swr_wire_tmo(p->timeout);
+	u64 tmo = swr_wire_tmo(p->timeout), now = ktime_get_ns();
 
-	wr->deadline = tmo && !swr_wire_idle(qp) ? ktime_get_ns() + tmo : 0;
+	wr->deadline = tmo && !swr_wire_idle(qp) ? now + tmo : 0;
+	wr->probe_at = wr->deadline ? swr_cc_lw_probe_at(qp, now, tmo) : 0;
 	wr->late_grace = false;
 }
 
@@ -835,6 +836,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 		wr->rnr_until = ktime_get_ns() +
 			(u64)swr_wire_rnr_10us[syn & 31] * 10 * NSEC_PER_USEC;
 		wr->deadline = 0;
+		wr->probe_at = 0;
 		return progress;
 	case SWR_AETH_NAK:
 		swr_wire_count_nak(qp, syn);
@@ -865,6 +867,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 					 0);
 			/* The timer runs from the retransmission. */
 			wr->deadline = 0;
+			wr->probe_at = 0;
 			return progress;
 		}
 		swr_wire_retire_done(qp);
@@ -897,7 +900,7 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 {
 	struct swr_wire_req *wr = &qp->wire->req;
 	bool progress = false, last = k + 1 == e->npkts;
-	u32 bit;
+	u32 bit, n;
 	int err;
 
 	if (e->done || k < e->rd_next) {
@@ -943,11 +946,15 @@ static bool swr_wire_req_read(struct swr_qp *qp, const struct swr_wire_path *p,
 		return false;
 	}
 	e->rd_mask |= BIT_ULL(bit);
-	while (e->rd_mask & 1) {
+	for (n = 0; e->rd_mask & 1; n++) {
 		e->rd_mask >>= 1;
 		e->rd_next++;
 		progress = true;
 	}
+	/* Responses answer the request's PSNs: they grow the loss window. */
+	if (n)
+		swr_cc_lw_acked(qp, n, (e->first_psn + e->rd_next) &
+				SWR_PSN_MASK);
 	if (e->rd_next == e->npkts)
 		e->done = true;
 	else if (last)
@@ -1072,6 +1079,15 @@ static bool swr_wire_rx_responses(struct swr_qp *qp, struct swr_wire_path *p)
 			swr_qp_count(qp, SWR_CNT_DUP_RESP);
 		consume_skb(skb);
 	}
+	/*
+	 * An ACK may have opened the window, a NAK gone back into it (and
+	 * stopped the timer): has_work() must not trust a full window from
+	 * before. Answers taken off the poller (swr_wire_rxq_work(), a
+	 * doorbell caller) leave the sending to it, and it would otherwise
+	 * wait for the timer; send_pending() finds out again.
+	 */
+	if (list)
+		WRITE_ONCE(qp->wire->req.inflight_full, false);
 	return true;
 }
 
@@ -1194,6 +1210,24 @@ void swr_wire_exit(void)
 	destroy_workqueue(swr_wire_wq);
 }
 
+/*
+ * The tail-loss probe (swr_cc_lw_probe_at()) is due: go back to the
+ * oldest PSN not acknowledged, as the timer would, but with the timer
+ * still running and retry_cnt unspent. A loss as a NAK shows one: the
+ * window is cut once for it.
+ */
+static void swr_wire_probe(struct swr_qp *qp)
+{
+	struct swr_wire_req *wr = &qp->wire->req;
+
+	wr->probe_at = 0;
+	swr_qp_count(qp, SWR_CNT_LW_PROBES);
+	swr_cc_lw_loss(qp, false,
+		       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)),
+		       wr->sent_hi);
+	swr_wire_go_back(qp, wr->head, 0);
+}
+
 void swr_wire_poll(struct swr_qp *qp)
 {
 	struct swr_wire_req *wr;
@@ -1232,6 +1266,9 @@ void swr_wire_poll(struct swr_qp *qp)
 		swr_wire_go_back(qp, wr->head, 0);
 		wr->nak_seen = false;
 		wr->deadline = 0;
+		wr->probe_at = 0;
+	} else if (wr->probe_at && now >= wr->probe_at) {
+		swr_wire_probe(qp);
 	}
 	swr_wire_send_pending(qp, &p);
 	/* Outstanding and nothing left to send: the timer must run. */
@@ -1240,18 +1277,24 @@ void swr_wire_poll(struct swr_qp *qp)
 		swr_wire_arm(qp, &p);
 	if (wr->deadline)
 		swr_poll_deadline(swr_qp_dev(qp), wr->deadline);
+	if (wr->probe_at)
+		swr_poll_deadline(swr_qp_dev(qp), wr->probe_at);
 }
 
 u64 swr_wire_deadline(struct swr_qp *qp)
 {
 	struct swr_wire_qp *w = READ_ONCE(qp->wire);
-	u64 t, pace;
+	u64 t, pace, probe;
 
 	if (!w)
 		return 0;
 	t = READ_ONCE(w->req.rnr_until);
-	if (!t)
+	if (!t) {
 		t = READ_ONCE(w->req.deadline);
+		probe = READ_ONCE(w->req.probe_at);
+		if (probe && (!t || probe < t))
+			t = probe;
+	}
 	pace = READ_ONCE(w->req.paced_until);
 	return pace && (!t || pace < t) ? pace : t;
 }
@@ -1282,6 +1325,9 @@ bool swr_wire_has_work(struct swr_qp *qp, u64 now)
 		if (!t || now >= t)
 			return true;
 	}
+	t = READ_ONCE(wr->probe_at);
+	if (t && now >= t)
+		return true;
 	t = READ_ONCE(wr->deadline);
 	return t && now >= t;
 }
@@ -1301,6 +1347,7 @@ int swr_wire_flush(struct swr_qp *qp)
 	wr->send = wr->head;
 	wr->sent = 0;
 	wr->deadline = 0;
+	wr->probe_at = 0;
 	wr->rnr_until = 0;
 	return n;
 }

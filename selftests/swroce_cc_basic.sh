@@ -66,7 +66,7 @@ hai_mbps 10 100000
 min_mbps 1 100000
 max_mbps 100000 1000000
 window_us 10000 1000000
-loss_window 0 1"
+loss_window 1 1"
 rc=0
 while read -r name def max; do
 	v=$(cc $A "$name" 2>/dev/null)

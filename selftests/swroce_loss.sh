@@ -91,8 +91,8 @@ while read -r name expect args; do
 		move "$mib" "$expect"
 done <<'EOF'
 none !rx_dropped,!nak_inv_req_sent,!retry_exceeded
-loss-1% retransmits,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence loss 1%
-loss-10% retransmits,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence,dup_requests loss 10%
+loss-1% retransmits,loss_window_cuts,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence loss 1%
+loss-10% retransmits,loss_window_cuts,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence,dup_requests loss 10%
 reorder retransmits,nak_seq_sent,nak_seq_rcvd,out_of_sequence delay 1ms reorder 25% 50%
 duplicate dup_requests,dup_responses duplicate 5%
 jitter !rx_dropped,!nak_inv_req_sent delay 2ms 1ms rate 10gbit

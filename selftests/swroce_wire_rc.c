@@ -652,32 +652,55 @@ static int big_region(struct wend *e, uint8_t **buf, struct ibv_mr **mr)
  * get minutes rather than the harness's default 30 s.
  */
 
-/*
- * A WRITE of 32768 packets to a QPN nobody has, so that no ACK ever comes:
- * device A sends INFLIGHT packets, then waits (until its 68 s timeout)
- * instead of streaming PSNs past the range serial arithmetic orders.
- */
-TEST_F_TIMEOUT(wire, inflight_bounded_without_acks, 120)
+/* kernel/swr_cc.c: the loss window's first size, in PSNs. */
+#define LW_INIT		32
+
+/* Device @dev's cc_loss_window: write @val, the old value into @old. */
+static int set_loss_window(const char *dev, const char *val, char *old,
+			   size_t len)
 {
-	const char *dev = getenv("SWR_WIRE_A");
+	char path[256];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/swroce/cc_loss_window", dev);
+	if (old && swr_read_line(path, old, len))
+		return -errno;
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	err = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		err = -errno;
+	return err;
+}
+
+/*
+ * A WRITE of 32768 packets on @a's QP to a QPN nobody has, so that no ACK
+ * ever comes: the packets device @dev sent until nothing more left for 2 s
+ * (at most 40 s), or -1.
+ */
+static long long blackhole_write(struct wend *a, struct wend *b,
+				 const char *dev)
+{
 	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
-	long long tx0, tx, prev;
+	long long tx0, tx = -1, prev;
 	uint64_t t0, changed;
 	struct ibv_mr *mr;
 	struct ibv_wc wc;
 	uint8_t *buf;
 
-	ASSERT_EQ(0, big_region(&self->a, &buf, &mr));
-	ASSERT_EQ(0, ibv_modify_qp(self->a.qp, &reset, IBV_QP_STATE));
-	ASSERT_EQ(0, wend_connect_to(&self->a, &self->b,
-				     (self->b.qp->qp_num + 0x7777) & 0xffffff,
-				     IBV_MTU_256, 24));
+	if (big_region(a, &buf, &mr) ||
+	    ibv_modify_qp(a->qp, &reset, IBV_QP_STATE) ||
+	    wend_connect_to(a, b, (b->qp->qp_num + 0x7777) & 0xffffff,
+			    IBV_MTU_256, 24))
+		return -1;
 	tx0 = swr_port_counter(dev, "tx_pkts");
-	ASSERT_LE(0, tx0) TH_LOG("%s has no tx_pkts counter", dev);
-	ASSERT_EQ(0, swr_post_send1(self->a.qp, IBV_WR_RDMA_WRITE, 1, buf,
-				    BIGSZ, mr->lkey, 0x10000, 0x1234,
-				    IBV_SEND_SIGNALED));
-	/* Until nothing has left for 2 s (at most 40 s). */
+	if (tx0 < 0 ||
+	    swr_post_send1(a->qp, IBV_WR_RDMA_WRITE, 1, buf, BIGSZ, mr->lkey,
+			   0x10000, 0x1234, IBV_SEND_SIGNALED))
+		goto out;
 	t0 = changed = swr_now_ms();
 	prev = tx0;
 	while (swr_now_ms() - t0 < 40000) {
@@ -693,12 +716,53 @@ TEST_F_TIMEOUT(wire, inflight_bounded_without_acks, 120)
 	tx = prev - tx0;
 	printf("# %s sent %lld packets of 32768 in %.1f s, then waited\n",
 	       dev, tx, (changed - t0) / 1000.0);
-	EXPECT_GE(tx, INFLIGHT) TH_LOG("sent %lld packets", tx);
-	EXPECT_LE(tx, INFLIGHT + 16) TH_LOG("sent %lld packets", tx);
-	EXPECT_EQ(0, ibv_poll_cq(self->a.cq, 1, &wc));
-	ASSERT_EQ(0, ibv_modify_qp(self->a.qp, &reset, IBV_QP_STATE));
+	/* Nothing answered: nothing completed. */
+	if (ibv_poll_cq(a->cq, 1, &wc))
+		tx = -1;
+out:
+	ibv_modify_qp(a->qp, &reset, IBV_QP_STATE);
 	ibv_dereg_mr(mr);
 	munmap(buf, BIGSZ);
+	return tx;
+}
+
+/* blackhole_write() on device SWR_WIRE_A with cc_loss_window @lw, or -1. */
+static long long blackhole_lw(struct wend *a, struct wend *b, const char *lw)
+{
+	const char *dev = getenv("SWR_WIRE_A");
+	long long tx;
+	char old[8];
+
+	if (set_loss_window(dev, lw, old, sizeof(old)))
+		return -1;
+	tx = blackhole_write(a, b, dev);
+	set_loss_window(dev, old, NULL, 0);
+	return tx;
+}
+
+/*
+ * With no ACK ever coming, device A sends INFLIGHT packets, then waits
+ * (until its 68 s timeout) instead of streaming PSNs past the range serial
+ * arithmetic orders. With the loss window off: the wire's own bound.
+ */
+TEST_F_TIMEOUT(wire, inflight_bounded_without_acks, 120)
+{
+	long long tx = blackhole_lw(&self->a, &self->b, "0");
+
+	EXPECT_GE(tx, INFLIGHT) TH_LOG("sent %lld packets", tx);
+	EXPECT_LE(tx, INFLIGHT + 16) TH_LOG("sent %lld packets", tx);
+}
+
+/*
+ * The same with the loss window on (cc_loss_window 1): the QP sends its
+ * first window, LW_INIT PSNs, and waits for the answers that would grow
+ * it; with no round trip measured there is no tail-loss probe either.
+ */
+TEST_F_TIMEOUT(wire, loss_window_bounds_without_acks, 120)
+{
+	long long tx = blackhole_lw(&self->a, &self->b, "1");
+
+	EXPECT_EQ(LW_INIT, tx) TH_LOG("sent %lld packets", tx);
 }
 
 /* One RDMA @op of BIGSZ between @l and @r on @e's QP: its status, or -1. */
