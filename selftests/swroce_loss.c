@@ -208,6 +208,7 @@ static const char *const cnames[] = {
 	"dup_requests", "out_of_sequence", "dup_responses", "rx_dropped",
 	"rnr_nak_rcvd", "rnr_nak", "nak_inv_req_sent", "nak_inv_req_rcvd",
 	"retry_exceeded", "tx_pkts", "tx_dropped", "rx_pkts",
+	"loss_window_cuts", "tail_loss_probes",
 };
 #define NCNT	(sizeof(cnames) / sizeof(cnames[0]))
 
