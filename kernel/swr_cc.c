@@ -542,24 +542,30 @@ void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi)
 /*
  * The tail-loss probe: a window's last packets lost leave the responder
  * nothing to find the gap by, and only the retransmission timer (67 ms at
- * perftest's timeout 14) would resend them. With the loss window on, the
- * requester goes back once SWR_CC_LW_PTO_RTTS round trips (at least
- * SWR_CC_LW_PTO_MIN_NS, at most half the timeout) pass without progress:
- * a window's worth at most, as TCP's probe timeout (RFC 8985) resends one
- * segment. It spends no retry_cnt: the timer still runs.
+ * perftest's timeout 14) would resend them. With the loss window on, a
+ * requester that can send nothing more goes back once its last ACK
+ * request has gone unanswered for SWR_CC_LW_PTO_RTTS round trips (at
+ * least SWR_CC_LW_PTO_MIN_NS, at most half the timeout): a window's worth
+ * at most, as TCP's probe timeout (RFC 8985) resends one segment. It
+ * spends no retry_cnt: the timer still runs (swr_wire.c).
  */
 #define SWR_CC_LW_PTO_RTTS	3
 #define SWR_CC_LW_PTO_MIN_NS	(2 * NSEC_PER_MSEC)
 
-u64 swr_cc_lw_probe_at(struct swr_qp *qp, u64 now, u64 tmo)
+u64 swr_cc_lw_pto(struct swr_qp *qp, u64 tmo)
 {
-	u64 srtt = qp->wire->req.cc.srtt;
+	const struct swr_wire_req *wr = &qp->wire->req;
 
-	if (!tmo || !srtt || !qp->wire->req.lw.cwnd ||
+	/*
+	 * Not while DCQCN limits the QP: ECN keeps its queue from
+	 * overflowing, and the queue's delay, which a few round trips of
+	 * the smoothed mean do not cover, would make every probe spurious.
+	 */
+	if (!tmo || !wr->cc.srtt || !wr->lw.cwnd || wr->cc.rc ||
 	    !swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
 		return 0;
-	return now + clamp_t(u64, SWR_CC_LW_PTO_RTTS * srtt,
-			     SWR_CC_LW_PTO_MIN_NS, tmo / 2);
+	return clamp_t(u64, SWR_CC_LW_PTO_RTTS * wr->cc.srtt,
+		       SWR_CC_LW_PTO_MIN_NS, tmo / 2);
 }
 
 void swr_cc_rtt(struct swr_qp *qp, u64 ns)

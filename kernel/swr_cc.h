@@ -130,10 +130,11 @@ void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn);
  */
 void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi);
 /*
- * Poller (sq_lock): when @qp, whose retransmission timer (@tmo ns) was
- * armed at @now, probes for a tail loss; 0: it does not (no loss window).
+ * Poller (sq_lock): how long @qp, whose retransmission timeout is @tmo ns,
+ * waits for the answer to an ACK request before it probes for a tail
+ * loss; 0: it does not probe (no loss window, no round trip measured).
  */
-u64 swr_cc_lw_probe_at(struct swr_qp *qp, u64 now, u64 tmo);
+u64 swr_cc_lw_pto(struct swr_qp *qp, u64 tmo);
 /* Poller (sq_lock): a round trip of @ns measured (an AckReq answered). */
 void swr_cc_rtt(struct swr_qp *qp, u64 ns);
 /* The QP's current rate in Mbit/s, 0: not limited (restrack). */

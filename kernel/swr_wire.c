@@ -210,10 +210,11 @@ static u64 swr_wire_tmo(u8 timeout)
 static void swr_wire_arm(struct swr_qp *qp, const struct swr_wire_path *p)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
-	u64 tmo = swr_wire_tmo(p->timeout), now = ktime_get_ns();
+	u64 tmo = swr_wire_tmo(p->timeout), now = ktime_get_ns(), pto;
 
 	wr->deadline = tmo && !swr_wire_idle(qp) ? now + tmo : 0;
-	wr->probe_at = wr->deadline ? swr_cc_lw_probe_at(qp, now, tmo) : 0;
+	pto = wr->deadline ? swr_cc_lw_pto(qp, tmo) : 0;
+	wr->probe_at = pto ? now + pto : 0;
 	wr->late_grace = false;
 }
 
@@ -1211,16 +1212,29 @@ void swr_wire_exit(void)
 }
 
 /*
- * The tail-loss probe (swr_cc_lw_probe_at()) is due: go back to the
- * oldest PSN not acknowledged, as the timer would, but with the timer
- * still running and retry_cnt unspent. A loss as a NAK shows one: the
- * window is cut once for it.
+ * The tail-loss probe's time (swr_cc_lw_pto()) came at @now. Only a QP
+ * that can send nothing more (all of its window out, or all it has) and
+ * whose last ACK request has gone unanswered for the probe timeout goes
+ * back to the oldest PSN not acknowledged, as the timer would, but with
+ * the timer still running and retry_cnt unspent; a loss as a NAK shows
+ * one: the window is cut once for it. A QP still sending (paced by DCQCN,
+ * or its turn's budget spent) asks for ACKs as it goes: it is looked at
+ * again later.
  */
-static void swr_wire_probe(struct swr_qp *qp)
+static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
+			   u64 now)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
+	u64 pto = swr_cc_lw_pto(qp, swr_wire_tmo(p->timeout));
+	bool stuck = wr->send == wr->tail || wr->inflight_full;
 
 	wr->probe_at = 0;
+	if (!pto)
+		return;
+	if (!stuck || now < wr->ackreq_ts + pto) {
+		wr->probe_at = stuck ? wr->ackreq_ts + pto : now + pto;
+		return;
+	}
 	swr_qp_count(qp, SWR_CNT_LW_PROBES);
 	swr_cc_lw_loss(qp, false,
 		       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)),
@@ -1268,7 +1282,7 @@ void swr_wire_poll(struct swr_qp *qp)
 		wr->deadline = 0;
 		wr->probe_at = 0;
 	} else if (wr->probe_at && now >= wr->probe_at) {
-		swr_wire_probe(qp);
+		swr_wire_probe(qp, &p, now);
 	}
 	swr_wire_send_pending(qp, &p);
 	/* Outstanding and nothing left to send: the timer must run. */
