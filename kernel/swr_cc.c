@@ -521,7 +521,7 @@ void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn)
 	lw->cwnd = min_t(u32, lw->cwnd, SWR_WIRE_INFLIGHT);
 }
 
-void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi)
+void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out)
 {
 	struct swr_cc_lw *lw = &qp->wire->req.lw;
 
@@ -534,7 +534,7 @@ void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi)
 		lw->ssthresh = max_t(u32, min(lw->cwnd, out) / 2, SWR_CC_LW_MIN);
 	lw->cwnd = timeout ? SWR_CC_LW_MIN : lw->ssthresh;
 	lw->acc = 0;
-	lw->recover = sent_hi;
+	lw->recover = qp->wire->req.sent_hi;
 	lw->recovering = true;
 	swr_qp_count(qp, SWR_CNT_LW_CUTS);
 }

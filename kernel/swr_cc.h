@@ -126,9 +126,9 @@ u32 swr_cc_lw_window(struct swr_qp *qp);
 void swr_cc_lw_acked(struct swr_qp *qp, u32 n, u32 acked_psn);
 /*
  * Poller (sq_lock): a loss, shown by a sequence NAK or (@timeout) the
- * retransmission timer, with @out PSNs unacknowledged up to @sent_hi.
+ * retransmission timer, with @out PSNs unacknowledged.
  */
-void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out, u32 sent_hi);
+void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out);
 /*
  * Poller (sq_lock): how long @qp, whose retransmission timeout is @tmo ns,
  * waits for the answer to an ACK request before it probes for a tail

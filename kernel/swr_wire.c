@@ -539,10 +539,10 @@ static void swr_wire_retire_done(struct swr_qp *qp)
 /*
  * RC: may packet wr->sent of @e (the READ request from rd_next) not go
  * out yet, SWR_WIRE_INFLIGHT PSNs being out, the loss window's, or
- * DCQCN's window (in PSNs
- * of @mtu, at least two ACK requests' worth: an ACK of the packets up to
- * the last request always opens it again)? The last one that may asks
- * for an ACK, so that the answer that opens the window again comes.
+ * DCQCN's window (in PSNs of @mtu, at least two ACK requests' worth: an
+ * ACK of the packets up to the last request always opens it again)? The
+ * last one that may asks for an ACK, so that the answer that opens the
+ * window again comes.
  */
 static bool swr_wire_inflight_full(struct swr_qp *qp,
 				   const struct swr_wire_ent *e, u32 mtu)
@@ -765,7 +765,6 @@ static void swr_wire_count_nak(struct swr_qp *qp, u8 syn)
 static bool swr_wire_acked(struct swr_qp *qp, u32 psn, u64 rx_ns)
 {
 	struct swr_wire_req *wr = &qp->wire->req;
-
 	int n = swr_psn_diff(psn, wr->acked_psn);
 
 	if (n <= 0)
@@ -860,8 +859,7 @@ static bool swr_wire_req_ack(struct swr_qp *qp, const struct swr_wire_path *p,
 			wr->nak_seen = true;
 			wr->nak_psn = psn;
 			swr_cc_lw_loss(qp, false,
-				       swr_psn_diff(wr->sent_hi, wr->acked_psn),
-				       wr->sent_hi);
+				       swr_psn_diff(wr->sent_hi, wr->acked_psn));
 			i = swr_wire_first_open(qp, idx);
 			swr_wire_go_back(qp, i, i == idx ?
 					 (psn - e->first_psn) & SWR_PSN_MASK :
@@ -1237,8 +1235,7 @@ static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 	}
 	swr_qp_count(qp, SWR_CNT_LW_PROBES);
 	swr_cc_lw_loss(qp, false,
-		       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)),
-		       wr->sent_hi);
+		       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)));
 	swr_wire_go_back(qp, wr->head, 0);
 }
 
@@ -1274,8 +1271,7 @@ void swr_wire_poll(struct swr_qp *qp)
 		}
 		wr->retry_left--;
 		swr_cc_lw_loss(qp, true,
-			       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)),
-			       wr->sent_hi);
+			       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)));
 		/* The head is the oldest entry not answered. */
 		swr_wire_go_back(qp, wr->head, 0);
 		wr->nak_seen = false;

@@ -671,15 +671,15 @@ static inline int swr_wait_async(struct ibv_context *ctx,
 	}
 }
 
-/* A writable sysfs attribute of the device under test: 0 or -errno. */
-static inline int swr_ibdev_write(const char *attr, const char *val)
+/* A writable sysfs attribute of RDMA device @dev: 0 or -errno. */
+static inline int swr_dev_write(const char *dev, const char *attr,
+				const char *val)
 {
 	char path[256];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s",
-		 swr_test_dev(), attr);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s", dev, attr);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
@@ -688,6 +688,12 @@ static inline int swr_ibdev_write(const char *attr, const char *val)
 		n = -errno;
 	close(fd);
 	return n < 0 ? (int)n : 0;
+}
+
+/* The same for the device under test. */
+static inline int swr_ibdev_write(const char *attr, const char *val)
+{
+	return swr_dev_write(swr_test_dev(), attr, val);
 }
 
 /*

@@ -655,26 +655,7 @@ static int big_region(struct wend *e, uint8_t **buf, struct ibv_mr **mr)
 /* kernel/swr_cc.c: the loss window's first size, in PSNs. */
 #define LW_INIT		32
 
-/* Device @dev's cc_loss_window: write @val, the old value into @old. */
-static int set_loss_window(const char *dev, const char *val, char *old,
-			   size_t len)
-{
-	char path[256];
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/swroce/cc_loss_window", dev);
-	if (old && swr_read_line(path, old, len))
-		return -errno;
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	err = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		err = -errno;
-	return err;
-}
+#define LW_ATTR		"swroce/cc_loss_window"
 
 /*
  * A WRITE of 32768 packets on @a's QP to a QPN nobody has, so that no ACK
@@ -691,11 +672,12 @@ static long long blackhole_write(struct wend *a, struct wend *b,
 	struct ibv_wc wc;
 	uint8_t *buf;
 
-	if (big_region(a, &buf, &mr) ||
-	    ibv_modify_qp(a->qp, &reset, IBV_QP_STATE) ||
+	if (big_region(a, &buf, &mr))
+		return -1;
+	if (ibv_modify_qp(a->qp, &reset, IBV_QP_STATE) ||
 	    wend_connect_to(a, b, (b->qp->qp_num + 0x7777) & 0xffffff,
 			    IBV_MTU_256, 24))
-		return -1;
+		goto out;
 	tx0 = swr_port_counter(dev, "tx_pkts");
 	if (tx0 < 0 ||
 	    swr_post_send1(a->qp, IBV_WR_RDMA_WRITE, 1, buf, BIGSZ, mr->lkey,
@@ -730,13 +712,15 @@ out:
 static long long blackhole_lw(struct wend *a, struct wend *b, const char *lw)
 {
 	const char *dev = getenv("SWR_WIRE_A");
+	char path[256], old[8];
 	long long tx;
-	char old[8];
 
-	if (set_loss_window(dev, lw, old, sizeof(old)))
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/" LW_ATTR, dev);
+	if (swr_read_line(path, old, sizeof(old)) ||
+	    swr_dev_write(dev, LW_ATTR, lw))
 		return -1;
 	tx = blackhole_write(a, b, dev);
-	set_loss_window(dev, old, NULL, 0);
+	swr_dev_write(dev, LW_ATTR, old);
 	return tx;
 }
 
