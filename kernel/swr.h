@@ -68,6 +68,8 @@
 #define SWR_MAX_SRQ		0x10000
 #define SWR_MAX_SRQ_WR		0x8000
 #define SWR_MAX_XRCD		0x10000
+/* Receive steering's flow slots per device (swr_steer.c); a power of 2. */
+#define SWR_STEER_SLOTS		64
 /* XRC SRQ numbers: the 24 bits of an XRCETH, 0 never used. */
 #define SWR_XRC_SRQN_MAX	0xffffff
 /* Tags in a tag matching SRQ's list (a handle's low 16 bits name one). */
@@ -120,6 +122,7 @@ enum swr_counter {
 	SWR_CNT_TX_PKTS,	/* RoCEv2 packets sent (swr_net.c) */
 	SWR_CNT_TX_DROPPED,	/* packets not sent: no route, no socket */
 	SWR_CNT_RX_PKTS,	/* RoCEv2 packets received and valid */
+	SWR_CNT_RX_STEERED,	/* received, handed to another CPU */
 	/* Every received packet dropped; the sum of the rx_drop_* below. */
 	SWR_CNT_RX_DROPPED,
 	SWR_CNT_TX_BYTES,	/* UDP datagram bytes sent (header included) */
@@ -286,6 +289,12 @@ struct swr_dev {
 	struct swr_wire __rcu *wire;
 	struct list_head wire_node;
 	bool wire_dead;
+	/*
+	 * Receive steering (swr_steer.c): sysfs swroce/rx_steer, and each
+	 * slot's CPU and count of queued packets.
+	 */
+	bool rx_steer;
+	atomic64_t steer_slot[SWR_STEER_SLOTS];
 
 	/*
 	 * Bumped after each change of the GID table (swr_gid_event(), an

@@ -544,10 +544,13 @@ void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out)
  * nothing to find the gap by, and only the retransmission timer (67 ms at
  * perftest's timeout 14) would resend them. With the loss window on, a
  * requester that can send nothing more goes back once its last ACK
- * request has gone unanswered for SWR_CC_LW_PTO_RTTS round trips (at
- * least SWR_CC_LW_PTO_MIN_NS, at most half the timeout): a window's worth
- * at most, as TCP's probe timeout (RFC 8985) resends one segment. It
- * spends no retry_cnt: the timer still runs (swr_wire.c).
+ * request has gone unanswered for SWR_CC_LW_PTO_RTTS round trips, or for
+ * one plus four mean deviations if that is longer (TCP's RTO, RFC 6298:
+ * a receiver whose queue's delay varies, as one steered to a busy CPU
+ * does, would otherwise draw probes for nothing); at least
+ * SWR_CC_LW_PTO_MIN_NS, at most half the timeout. A window's worth at
+ * most, as TCP's probe timeout (RFC 8985) resends one segment. It spends
+ * no retry_cnt: the timer still runs (swr_wire.c).
  */
 #define SWR_CC_LW_PTO_RTTS	3
 #define SWR_CC_LW_PTO_MIN_NS	(2 * NSEC_PER_MSEC)
@@ -564,7 +567,8 @@ u64 swr_cc_lw_pto(struct swr_qp *qp, u64 tmo)
 	if (!tmo || !wr->cc.srtt || !wr->lw.cwnd || wr->cc.rc ||
 	    !swr_cc(swr_qp_dev(qp), SWR_CC_LOSS_WINDOW))
 		return 0;
-	return clamp_t(u64, SWR_CC_LW_PTO_RTTS * wr->cc.srtt,
+	return clamp_t(u64, max(SWR_CC_LW_PTO_RTTS * wr->cc.srtt,
+				wr->cc.srtt + 4 * wr->cc.rttvar),
 		       SWR_CC_LW_PTO_MIN_NS, tmo / 2);
 }
 
@@ -573,7 +577,15 @@ void swr_cc_rtt(struct swr_qp *qp, u64 ns)
 	struct swr_cc_rp *rp = &qp->wire->req.cc;
 	atomic64_t *dev_srtt = &swr_qp_dev(qp)->cc_srtt;
 
-	/* srtt <- 7/8 srtt + 1/8 sample, as TCP smooths */
+	/*
+	 * srtt <- 7/8 srtt + 1/8 sample, rttvar <- 3/4 rttvar + 1/4 |srtt -
+	 * sample|, as TCP smooths (RFC 6298; the first sample: half of it).
+	 */
+	if (rp->srtt)
+		rp->rttvar = swr_cc_smooth(rp->rttvar, rp->srtt > ns ?
+					   rp->srtt - ns : ns - rp->srtt, 2);
+	else
+		rp->rttvar = ns / 2;
 	rp->srtt = swr_cc_smooth(rp->srtt, ns, 3);
 	atomic64_set(dev_srtt, swr_cc_smooth(atomic64_read(dev_srtt), ns, 3));
 }

@@ -66,6 +66,7 @@ struct swr_cc_rp {
 	u64 cut_ts;		/* last rate cut */
 	u64 vt;			/* pacing: when the next packet may go */
 	u64 srtt;		/* smoothed round trip (swr_cc_rtt()), ns */
+	u64 rttvar;		/* its mean deviation, ns */
 	/* The rate the QP sends at, measured, for the first cut. */
 	u64 win_ts;
 	u64 win_bytes;

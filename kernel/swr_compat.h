@@ -8,6 +8,8 @@
 #define SWR_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -90,6 +92,32 @@ static inline void swr_vma_set_flags(struct vm_area_struct *vma,
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
+#endif
+}
+
+/*
+ * A net_device that only owns NAPI contexts (swr_steer.c): 6.12 allocates
+ * it with alloc_netdev_dummy(), 6.1 has the caller allocate it.
+ */
+static inline struct net_device *swr_alloc_dummy_netdev(void)
+{
+#ifdef SWR_HAVE_ALLOC_NETDEV_DUMMY
+	return alloc_netdev_dummy(0);
+#else
+	struct net_device *ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
+
+	if (ndev)
+		init_dummy_netdev(ndev);
+	return ndev;
+#endif
+}
+
+static inline void swr_free_dummy_netdev(struct net_device *ndev)
+{
+#ifdef SWR_HAVE_ALLOC_NETDEV_DUMMY
+	free_netdev(ndev);
+#else
+	kfree(ndev);
 #endif
 }
 

@@ -31,6 +31,7 @@
 #include "swr_qp.h"
 #include "swr_raw.h"
 #include "swr_rss.h"
+#include "swr_steer.h"
 
 /* The lockdep class of every device's qp_xa lock (swr_newlink()). */
 static struct lock_class_key swr_qp_xa_key;
@@ -52,11 +53,16 @@ enum ib_port_state swr_port_state(struct swr_dev *sdev)
 	       IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
+/* The device of a sysfs attribute's struct device. */
+static struct swr_dev *swr_attr_sdev(struct device *device)
+{
+	return rdma_device_to_drv_device(device, struct swr_dev, ibdev);
+}
+
 static ssize_t netdev_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
-	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
-							 ibdev);
+	struct swr_dev *sdev = swr_attr_sdev(device);
 
 	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
 }
@@ -75,26 +81,32 @@ static DEVICE_ATTR_RO(abi_version);
 static ssize_t poll_idle_us_show(struct device *device,
 				 struct device_attribute *attr, char *buf)
 {
-	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
-							 ibdev);
+	struct swr_dev *sdev = swr_attr_sdev(device);
 
 	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->poller->idle_us));
+}
+
+/* A sysfs write of a number from 0 to @max: 0 or -errno. */
+static int swr_attr_u32(const char *buf, u32 max, u32 *val)
+{
+	int err = kstrtou32(buf, 0, val);
+
+	if (err)
+		return err;
+	return *val > max ? -EINVAL : 0;
 }
 
 static ssize_t poll_idle_us_store(struct device *device,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
-							 ibdev);
+	struct swr_dev *sdev = swr_attr_sdev(device);
 	u32 val;
 	int err;
 
-	err = kstrtou32(buf, 0, &val);
+	err = swr_attr_u32(buf, SWR_POLL_IDLE_US_MAX, &val);
 	if (err)
 		return err;
-	if (val > SWR_POLL_IDLE_US_MAX)
-		return -EINVAL;
 	WRITE_ONCE(sdev->poller->idle_us, val);
 	return count;
 }
@@ -104,8 +116,7 @@ static DEVICE_ATTR_RW(poll_idle_us);
 static ssize_t ring_bytes_max_show(struct device *device,
 				   struct device_attribute *attr, char *buf)
 {
-	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
-							 ibdev);
+	struct swr_dev *sdev = swr_attr_sdev(device);
 
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(sdev->ring_bytes_max));
 }
@@ -114,8 +125,7 @@ static ssize_t ring_bytes_max_store(struct device *device,
 				    struct device_attribute *attr,
 				    const char *buf, size_t count)
 {
-	struct swr_dev *sdev = rdma_device_to_drv_device(device, struct swr_dev,
-							 ibdev);
+	struct swr_dev *sdev = swr_attr_sdev(device);
 	char *end;
 	u64 val;
 
@@ -131,9 +141,7 @@ static DEVICE_ATTR_RW(ring_bytes_max);
 static ssize_t icrc_show(struct device *device, struct device_attribute *attr,
 			 char *buf)
 {
-	return swr_crc_mode_show(rdma_device_to_drv_device(device,
-							   struct swr_dev,
-							   ibdev), buf);
+	return swr_crc_mode_show(swr_attr_sdev(device), buf);
 }
 
 static ssize_t icrc_store(struct device *device, struct device_attribute *attr,
@@ -141,9 +149,7 @@ static ssize_t icrc_store(struct device *device, struct device_attribute *attr,
 {
 	int err;
 
-	err = swr_crc_mode_store(rdma_device_to_drv_device(device,
-							   struct swr_dev,
-							   ibdev), buf);
+	err = swr_crc_mode_store(swr_attr_sdev(device), buf);
 	return err ? err : count;
 }
 static DEVICE_ATTR_RW(icrc);
@@ -151,11 +157,34 @@ static DEVICE_ATTR_RW(icrc);
 static ssize_t icrc_impl_show(struct device *device,
 			      struct device_attribute *attr, char *buf)
 {
-	return swr_crc_impl_show(rdma_device_to_drv_device(device,
-							   struct swr_dev,
-							   ibdev), buf);
+	return swr_crc_impl_show(swr_attr_sdev(device), buf);
 }
 static DEVICE_ATTR_RO(icrc_impl);
+
+/* Receive steering (swr_steer.c): 1 on, 0 off. */
+static ssize_t rx_steer_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct swr_dev *sdev = swr_attr_sdev(device);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sdev->rx_steer));
+}
+
+static ssize_t rx_steer_store(struct device *device,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct swr_dev *sdev = swr_attr_sdev(device);
+	u32 val;
+	int err;
+
+	err = swr_attr_u32(buf, 1, &val);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->rx_steer, val);
+	return count;
+}
+static DEVICE_ATTR_RW(rx_steer);
 
 static struct attribute *swr_attrs[] = {
 	&dev_attr_netdev.attr,
@@ -164,6 +193,7 @@ static struct attribute *swr_attrs[] = {
 	&dev_attr_ring_bytes_max.attr,
 	&dev_attr_icrc.attr,
 	&dev_attr_icrc_impl.attr,
+	&dev_attr_rx_steer.attr,
 	&swr_cc_attrs[SWR_CC_ECN].da.attr,
 	&swr_cc_attrs[SWR_CC_NP_ENABLE].da.attr,
 	&swr_cc_attrs[SWR_CC_CNP_INTERVAL_US].da.attr,
@@ -438,6 +468,7 @@ static int swr_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	swr_mr_dev_init(sdev);
 	sdev->ring_bytes_max = SWR_RING_BYTES_MAX;
+	sdev->rx_steer = true;
 	swr_cc_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->wire_node);
@@ -608,9 +639,12 @@ static int __init swr_init(void)
 	err = swr_wire_init();
 	if (err)
 		goto err_odp;
-	err = swr_net_init();
+	err = swr_steer_init();
 	if (err)
 		goto err_wire;
+	err = swr_net_init();
+	if (err)
+		goto err_steer;
 	err = register_netdevice_notifier(&swr_netdev_notifier);
 	if (err)
 		goto err_net;
@@ -619,6 +653,8 @@ static int __init swr_init(void)
 
 err_net:
 	swr_net_exit();
+err_steer:
+	swr_steer_exit();
 err_wire:
 	swr_wire_exit();
 err_odp:
@@ -635,6 +671,8 @@ static void __exit swr_exit(void)
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
 	swr_net_exit();
+	/* After the devices: nothing is queued for another CPU. */
+	swr_steer_exit();
 	/* After the devices: no ODP MR or QP is left to queue work. */
 	swr_wire_exit();
 	swr_odp_exit();

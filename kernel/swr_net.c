@@ -31,6 +31,7 @@
 #include "swr_net.h"
 #include "swr_pkt.h"
 #include "swr_qp.h"
+#include "swr_steer.h"
 
 #define SWR_GRH_BYTES		40
 #define SWR_QKEY_PRIVILEGED	0x80000000U
@@ -189,6 +190,8 @@ void swr_net_detach(struct swr_dev *sdev)
 	mutex_unlock(&swr_net_mutex);
 	/* Receive and transmit paths that saw us are done after this. */
 	synchronize_net();
+	/* And what receive steering queued for us (swr_steer.c). */
+	swr_steer_drain(sdev);
 	if (wire)
 		swr_wire_free(wire);
 }
@@ -528,9 +531,11 @@ int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
 	bool v4 = swr_gid_v4(&d->dgid);
 	struct sk_buff *skb;
 	int err = 0, e;
+	bool steer;
 
 	if (skb_queue_empty(q))
 		return 0;
+	steer = swr_steer_tx_begin(sdev);
 	local_bh_disable();
 	rcu_read_lock();
 	while ((skb = __skb_dequeue(q))) {
@@ -541,6 +546,7 @@ int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
 	dst_release(rt.dst);
 	rcu_read_unlock();
 	local_bh_enable();
+	swr_steer_tx_end(steer);
 	return err;
 }
 
@@ -1172,12 +1178,53 @@ static void swr_rx_port_count(struct swr_dev *sdev, const struct sk_buff *skb)
 		swr_port_count(sdev, SWR_PSTAT_RCV_MCAST, 1);
 }
 
+/*
+ * A datagram for @sdev, @skb->data at the UDP header: count, check and
+ * process it; consumes @skb. The encap_rcv hook below, or another CPU's
+ * receive steering (swr_steer.c).
+ */
+void swr_rx_skb(struct swr_dev *sdev, struct sk_buff *skb)
+{
+	struct swr_rx rx = { .skb = skb, .sdev = sdev };
+	int err;
+
+	swr_rx_port_count(sdev, skb);
+	if (skb_linearize(skb)) {
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM, 0);
+		goto free;
+	}
+	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
+	if (err) {
+		enum swr_counter reason = swr_rx_drop_reason(err);
+
+		ibdev_dbg(&sdev->ibdev, "rx: drop (%d)\n", err);
+		swr_rx_drop(sdev, reason, rx.qpn);
+		goto free;
+	}
+	swr_count(sdev, SWR_CNT_RX_PKTS);
+	swr_count_add(sdev, SWR_CNT_RX_BYTES, ntohs(udp_hdr(skb)->len));
+	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
+	case SWR_OP_UD:
+		swr_rx_ud_any(&rx);
+		break;
+	default:
+		/* RC and UC: the skb may be queued for the requester. */
+		if (swr_wire_rx(&rx))
+			return;
+		break;
+	}
+	consume_skb(skb);
+	return;
+
+free:
+	kfree_skb(skb);
+}
+
 /* encap_rcv: @skb->data is the UDP header. 0: consumed. */
 static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct swr_wire *wire = rcu_dereference_sk_user_data(sk);
-	struct swr_rx rx = { .skb = skb };
-	int err;
+	struct swr_dev *sdev;
 
 	if (!wire)
 		goto free;
@@ -1190,35 +1237,11 @@ static int swr_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		consume_skb(skb);
 		return 0;
 	}
-	rx.sdev = swr_rx_dev(wire, skb->dev);
-	if (!rx.sdev)
+	sdev = swr_rx_dev(wire, skb->dev);
+	if (!sdev)
 		goto free;
-	swr_rx_port_count(rx.sdev, skb);
-	if (skb_linearize(skb)) {
-		swr_rx_drop(rx.sdev, SWR_CNT_RX_DROP_NOMEM, 0);
-		goto free;
-	}
-	err = swr_rx_parse(&rx, ntohs(udp_hdr(skb)->len));
-	if (err) {
-		enum swr_counter reason = swr_rx_drop_reason(err);
-
-		ibdev_dbg(&rx.sdev->ibdev, "rx: drop (%d)\n", err);
-		swr_rx_drop(rx.sdev, reason, rx.qpn);
-		goto free;
-	}
-	swr_count(rx.sdev, SWR_CNT_RX_PKTS);
-	swr_count_add(rx.sdev, SWR_CNT_RX_BYTES, ntohs(udp_hdr(skb)->len));
-	switch (rx.bth->opcode & SWR_OP_TRANSPORT_MASK) {
-	case SWR_OP_UD:
-		swr_rx_ud_any(&rx);
-		break;
-	default:
-		/* RC and UC: the skb may be queued for the requester. */
-		if (swr_wire_rx(&rx))
-			return 0;
-		break;
-	}
-	consume_skb(skb);
+	if (!swr_steer_rx(sdev, skb))
+		swr_rx_skb(sdev, skb);
 	return 0;
 
 free:

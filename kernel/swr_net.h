@@ -47,7 +47,8 @@
  * -------------
  * Transmit runs in the poller (the requester, sq_lock held) with bottom
  * halves off and under rcu_read_lock() (swr_xmit_batch()). Receive runs
- * in softirq (the UDP encap_rcv hook): it validates the packet (lengths,
+ * in softirq (the UDP encap_rcv hook, or on another CPU when a poller's
+ * own transmit brought it in: swr_steer.c): it validates the packet (lengths,
  * pad, version, opcode, P_Key, ICRC, QPN), then processes it at once
  * under the destination QP's resp_lock - delivery of one datagram is a
  * bounded copy. Packets that fail a check
@@ -177,6 +178,11 @@ static inline struct swr_route_cache *swr_qp_route(struct swr_qp *qp)
  */
 /* Whether @rx came from the path @d's peer to its source GID. */
 bool swr_rx_from_peer(const struct swr_rx *rx, const struct swr_wire_dest *d);
+/*
+ * Softirq: a datagram for @sdev (@skb->data at the UDP header), checked
+ * and processed; consumes @skb (swr_net.c).
+ */
+void swr_rx_skb(struct swr_dev *sdev, struct sk_buff *skb);
 /* Softirq: an RC/UC packet for @rx->qpn. True when the skb was kept. */
 bool swr_wire_rx(struct swr_rx *rx);
 /*

@@ -25,6 +25,7 @@
 #include "swr_net.h"
 #include "swr_qp.h"
 #include "swr_rss.h"
+#include "swr_steer.h"
 #include "swr_trace.h"
 #include "swr_udata.h"
 #include "swr_wire.h"
@@ -778,9 +779,11 @@ int swr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/*
 	 * Answers that arrived while the QP was sending complete their WQEs
 	 * before the flush, as on a NIC that takes events in order: an ACK
-	 * queued for the poller is not lost to a disconnect right behind it.
+	 * queued for the poller (or still queued for another CPU by receive
+	 * steering) is not lost to a disconnect right behind it.
 	 */
 	if (new == IB_QPS_ERR && (cur == IB_QPS_RTS || cur == IB_QPS_SQD)) {
+		swr_steer_sync(swr_qp_dev(qp));
 		mutex_lock(&qp->sq_lock);
 		swr_wire_drain_responses(qp);
 		mutex_unlock(&qp->sq_lock);

@@ -70,7 +70,9 @@ run() {
 }
 
 # NAME EXPECT NETEM...: EXPECT is "clean" (no reliability counter may
-# move) or the counters that must rise, "!name" for one that must not.
+# move) or the counters that must rise ("a|b": one of them), "!name" for
+# one that must not. A lost tail is found by the tail-loss probe or, when
+# none fired first, the timeout: at 1% loss either may do all of it.
 # Delay with jitter: netem sorts its queue by send time, so plain jitter
 # reorders (a pfifo child does not change that: it sits after the sorted
 # queue); with a rate, netem schedules each packet after the one before,
@@ -91,7 +93,7 @@ while read -r name expect args; do
 		move "$mib" "$expect"
 done <<'EOF'
 none !rx_dropped,!nak_inv_req_sent,!retry_exceeded
-loss-1% retransmits,loss_window_cuts,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence loss 1%
+loss-1% retransmits,loss_window_cuts,ack_timeouts|tail_loss_probes,nak_seq_sent,nak_seq_rcvd,out_of_sequence loss 1%
 loss-10% retransmits,loss_window_cuts,ack_timeouts,nak_seq_sent,nak_seq_rcvd,out_of_sequence,dup_requests loss 10%
 reorder retransmits,nak_seq_sent,nak_seq_rcvd,out_of_sequence delay 1ms reorder 25% 50%
 duplicate dup_requests,dup_responses duplicate 5%

@@ -798,4 +798,65 @@ TEST_F_TIMEOUT(wire, write_beyond_inflight_streams, 600)
 	munmap(sbuf, BIGSZ);
 }
 
+/*
+ * Receive steering (kernel/swr_steer.c): the packets of a stream that A's
+ * poller sends are taken in by device B on another CPU, which B's
+ * rx_steered counts, while B's swroce/rx_steer is 1, and none are with
+ * 0; either way every byte arrives, and the bytes around it are
+ * untouched. Needs B to be swroce and a second CPU.
+ */
+#define STEER_ATTR	"swroce/rx_steer"
+
+TEST_F_TIMEOUT(wire, rx_steering, 300)
+{
+	const char *nb = getenv("SWR_WIRE_B");
+	struct ibv_mr *amr, *bmr;
+	uint8_t *abuf, *bbuf;
+	char path[256], old[8];
+	long long s0, s1;
+	struct ibv_wc wc;
+	int on;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: nowhere to steer to");
+	if (swr_port_counter(nb, "rx_steered") < 0)
+		SKIP(return, "%s is not a swroce device", nb);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/" STEER_ATTR,
+		 nb);
+	ASSERT_EQ(0, swr_read_line(path, old, sizeof(old)));
+	ASSERT_EQ(0, big_region(&self->a, &abuf, &amr));
+	ASSERT_EQ(0, big_region(&self->b, &bbuf, &bmr));
+	for (on = 1; on >= 0; on--) {
+		ASSERT_EQ(0, swr_dev_write(nb, STEER_ATTR, on ? "1" : "0"));
+		swr_fill(abuf, BIGSZ, 40 + on);
+		memset(bbuf, CANARY, BIGSZ);
+		s0 = swr_port_counter(nb, "rx_steered");
+		/* All but the edges: the bytes around must stay. */
+		ASSERT_EQ(0, swr_post_send1(self->a.qp, IBV_WR_RDMA_WRITE, on,
+					    abuf, BIGSZ - 8192, amr->lkey,
+					    (uintptr_t)bbuf + 4096, bmr->rkey,
+					    IBV_SEND_SIGNALED));
+		ASSERT_EQ(1, swr_poll_wait(self->a.cq, &wc, 120000));
+		ASSERT_EQ(IBV_WC_SUCCESS, wc.status);
+		EXPECT_EQ(on, wc.wr_id);
+		s1 = swr_port_counter(nb, "rx_steered");
+		ASSERT_LE(0, s0);
+		if (on) {
+			EXPECT_LT(s0, s1) TH_LOG("nothing steered");
+		} else {
+			EXPECT_EQ(s0, s1) TH_LOG("%lld steered while off",
+						 s1 - s0);
+		}
+		EXPECT_EQ(-1, swr_check_byte(bbuf, 4096, CANARY));
+		EXPECT_EQ(-1, swr_check(bbuf + 4096, BIGSZ - 8192, 40 + on));
+		EXPECT_EQ(-1, swr_check_byte(bbuf + BIGSZ - 4096, 4096,
+					     CANARY));
+	}
+	swr_dev_write(nb, STEER_ATTR, old);
+	ibv_dereg_mr(amr);
+	ibv_dereg_mr(bmr);
+	munmap(abuf, BIGSZ);
+	munmap(bbuf, BIGSZ);
+}
+
 TEST_HARNESS_MAIN
