@@ -19,17 +19,19 @@
  *
  * What is steered
  * ---------------
- * Only packets received while @sdev's poller transmits on this CPU
+ * Packets received while a poller transmits on this CPU
  * (swr_steer_tx_begin() to swr_steer_tx_end(), the bottom-half section
- * of swr_xmit_batch(): the veth peer's receive runs when it ends). A
- * doorbell caller's transmit is not steered: a ping-pong's answer is
- * taken at once by the caller that waits for it (swr_wire_rxq_take()).
- * Then only RC and UC packets that came in on the receiving device's own
- * netdev (which the device holds, so the queued skb's dev stays valid;
- * UD reads it for the VLAN), while sysfs swroce/rx_steer is 1, and when
- * another CPU is online. The destination CPU's queue holds at most
- * SWR_STEER_QLEN packets; past that the packet is taken in here, as
- * without steering.
+ * of swr_xmit_batch(): the veth peer's receive runs when it ends), while
+ * the receiving device's sysfs swroce/rx_steer is 1 and another CPU is
+ * online; and any packet of a flow that has packets queued, wherever it
+ * arrives (below). A doorbell caller's transmit is not steered: a
+ * ping-pong's answer is taken at once by the caller that waits for it
+ * (swr_wire_rxq_take()). Only RC and UC packets that came in on the
+ * receiving device's own netdev (which the device holds, so the queued
+ * skb's dev stays valid; UD reads it for the VLAN). A CPU's queue holds
+ * at most SWR_STEER_QLEN packets; past that the packet is dropped
+ * (rx_drop_nomem), as a NIC's full receive ring drops: taken in here it
+ * would overtake its flow's queued packets.
  *
  * Order
  * -----
@@ -37,10 +39,10 @@
  * was steered to while a packet of it is queued there: it hashes to one
  * of the device's SWR_STEER_SLOTS slots, each the CPU and the count of
  * its queued packets in one atomic64 (CPU in the upper half); a slot
- * picks a CPU only when its count is 0. So one flow's packets are taken
- * in the order they came. (A flow whose packets land in the inline path
- * while others of it are queued, the queue being full, can still
- * overtake them; the transport takes that as reordering.)
+ * picks a CPU only when its count is 0. A packet that arrives elsewhere
+ * (a qdisc's timer sends a paced flow's packets from any CPU) joins its
+ * slot's queue while the count is not 0, and is taken in at once only
+ * when it is. So one flow's packets are taken in the order they came.
  *
  * Kicks and lifetimes
  * -------------------
@@ -167,6 +169,21 @@ static unsigned int swr_steer_slot_get(atomic64_t *slot, u32 hash)
 }
 
 /*
+ * Count a packet into @slot only while packets of it are queued: the CPU
+ * they are queued on, or nr_cpu_ids when none are (take it in here).
+ */
+static unsigned int swr_steer_slot_join(atomic64_t *slot)
+{
+	s64 old = atomic64_read(slot);
+
+	do {
+		if (!(old & SWR_STEER_COUNT_MASK))
+			return nr_cpu_ids;
+	} while (!atomic64_try_cmpxchg(slot, &old, old + 1));
+	return old >> SWR_STEER_CPU_SHIFT;
+}
+
+/*
  * One packet out of @slot; the last one of its device may let
  * swr_steer_drain() return, so the device is not touched after this.
  */
@@ -207,19 +224,22 @@ bool swr_steer_rx(struct swr_dev *sdev, struct sk_buff *skb)
 	struct swr_steer_cpu *sc;
 	atomic64_t *slot;
 	unsigned int cpu;
-	bool kick;
+	bool armed, kick;
 	u8 op;
 
 	BUILD_BUG_ON(sizeof(*cb) > sizeof(skb->cb));
-	if (!__this_cpu_read(swr_steer_armed) || !READ_ONCE(sdev->rx_steer) ||
-	    skb->dev != sdev->ndev)
+	if (skb->dev != sdev->ndev)
+		return false;
+	slot = &sdev->steer_slot[hash_32(hash, ilog2(SWR_STEER_SLOTS))];
+	armed = __this_cpu_read(swr_steer_armed) && READ_ONCE(sdev->rx_steer);
+	if (!armed && !(atomic64_read(slot) & SWR_STEER_COUNT_MASK))
 		return false;
 	if (skb_copy_bits(skb, sizeof(struct udphdr) +
 			  offsetof(struct swr_bth, opcode), &op, 1) ||
 	    (op & SWR_OP_TRANSPORT_MASK) == SWR_OP_UD)
 		return false;
-	slot = &sdev->steer_slot[hash_32(hash, ilog2(SWR_STEER_SLOTS))];
-	cpu = swr_steer_slot_get(slot, hash);
+	cpu = armed ? swr_steer_slot_get(slot, hash) :
+		      swr_steer_slot_join(slot);
 	if (cpu >= nr_cpu_ids)
 		return false;
 	sc = per_cpu_ptr(&swr_steer_cpus, cpu);
@@ -227,7 +247,9 @@ bool swr_steer_rx(struct swr_dev *sdev, struct sk_buff *skb)
 	if (skb_queue_len(&sc->input) >= SWR_STEER_QLEN) {
 		spin_unlock(&sc->lock);
 		swr_steer_slot_put(slot, sdev->steer_slot);
-		return false;
+		swr_rx_drop(sdev, SWR_CNT_RX_DROP_NOMEM, 0);
+		kfree_skb(skb);
+		return true;
 	}
 	/* The route of the input path is not held beyond this softirq. */
 	skb_dst_drop(skb);
