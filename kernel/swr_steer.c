@@ -333,12 +333,7 @@ void swr_steer_sync(struct swr_dev *sdev)
 
 void swr_steer_drain(struct swr_dev *sdev)
 {
-	unsigned int i;
-
-	for (i = 0; i < SWR_STEER_SLOTS; i++)
-		wait_var_event(sdev->steer_slot,
-			       !(atomic64_read(&sdev->steer_slot[i]) &
-				 SWR_STEER_COUNT_MASK));
+	wait_var_event(sdev->steer_slot, !swr_steer_busy(sdev));
 }
 
 int swr_steer_init(void)
