@@ -123,6 +123,7 @@ enum swr_counter {
 	SWR_CNT_TX_DROPPED,	/* packets not sent: no route, no socket */
 	SWR_CNT_RX_PKTS,	/* RoCEv2 packets received and valid */
 	SWR_CNT_RX_STEERED,	/* received, handed to another CPU */
+	SWR_CNT_STEER_PAUSES,	/* poller waited for a steered queue (XOFF) */
 	/* Every received packet dropped; the sum of the rx_drop_* below. */
 	SWR_CNT_RX_DROPPED,
 	SWR_CNT_TX_BYTES,	/* UDP datagram bytes sent (header included) */

@@ -546,7 +546,7 @@ int swr_xmit_batch(struct swr_dev *sdev, struct sk_buff_head *q,
 	dst_release(rt.dst);
 	rcu_read_unlock();
 	local_bh_enable();
-	swr_steer_tx_end(steer);
+	swr_steer_tx_end(sdev, steer);
 	return err;
 }
 

@@ -148,6 +148,25 @@
  * WQE (ib_write_bw -q 4, Documentation/performance.rst). Where every CPU
  * is busy, as in a ping-pong whose two ends spin, nothing changes.
  *
+ * Deferred doorbells
+ * ------------------
+ * Backed off, the poller makes every post a system call: where both
+ * applications spin (ib_send_bw's client and server), a doorbell per WQE.
+ * So a back-off's sleep is bounded (SWR_POLL_LAZY_US) and its flags add
+ * SWROCE_SQ_LAZY: user space may then put its doorbell off until it next
+ * polls or arms a CQ (the provider does so for a post that asks for no
+ * completion or whose send CQ has signaled WQEs outstanding, so a
+ * ping-pong still rings at once), and one
+ * call then hands over the whole batch: the doorbell takes up to
+ * SWR_POLL_DOORBELL_TURNS turns while each uses its whole budget. A post
+ * put off and never followed by a poll is found when the bounded sleep
+ * ends. That wake-up (the bound's, not a doorbell's), if it finds
+ * nothing, clears lazy: the next sleep is
+ * unbounded and its flags say NEED_WAKEUP alone, so a device whose
+ * applications went quiet is not woken every millisecond. A post that saw
+ * LAZY before the flags lost it is seen by step 3 of that next sleep, as
+ * any post is. The poller's own wake-ups count in poller_wakeups.
+ *
  * Bulk data is the other case of a poller that is not prompt: a pass that
  * leaves a large WQE unfinished (req.xfer) spends SWR_TURN_BYTES on it in
  * every pass that follows, and every other QP's WQE waits for that turn,
@@ -167,6 +186,7 @@
 #include "swr.h"
 #include "swr_net.h"
 #include "swr_qp.h"
+#include "swr_steer.h"
 
 /* WQEs one QP may complete per pass before the next QP's turn. */
 #define SWR_POLL_BUDGET		16
@@ -198,12 +218,28 @@
 #define SWR_POLL_MOVE_WAIT_US	(50 * USEC_PER_MSEC)
 #define SWR_POLL_NO_STAY_US	USEC_PER_SEC
 
-/* Set or clear SWROCE_SQ_NEED_WAKEUP in a user QP's ring (if it has one). */
-static void swr_poll_flag_qp(struct swr_qp *qp, bool sleeping)
+/*
+ * A back-off's sleep lasts this long at most, so that user space may put
+ * off its doorbells (SWROCE_SQ_LAZY, "Deferred doorbells" above).
+ */
+#define SWR_POLL_LAZY_US	1000
+
+/* Doorbell turns one call takes at most while each uses its whole budget. */
+#define SWR_POLL_DOORBELL_TURNS	8
+
+/*
+ * Set or clear SWROCE_SQ_NEED_WAKEUP (and SWROCE_SQ_LAZY, on a back-off's
+ * sleep) in a user QP's ring (if it has one).
+ */
+static void swr_poll_flag_qp(struct swr_poller *p, struct swr_qp *qp,
+			     bool sleeping)
 {
+	u32 flags = SWROCE_SQ_NEED_WAKEUP;
+
+	if (READ_ONCE(p->lazy))
+		flags |= SWROCE_SQ_LAZY;
 	if (qp->is_user && qp->sq.ring)
-		WRITE_ONCE(qp->sq.ring->flags.idx,
-			   sleeping ? SWROCE_SQ_NEED_WAKEUP : 0);
+		WRITE_ONCE(qp->sq.ring->flags.idx, sleeping ? flags : 0);
 }
 
 static void swr_poll_flag_all(struct swr_poller *p, bool on)
@@ -215,7 +251,7 @@ static void swr_poll_flag_all(struct swr_poller *p, bool on)
 	if (on)
 		p->flag_cleared = false;
 	list_for_each_entry(qp, &p->qps, poll_node)
-		swr_poll_flag_qp(qp, on);
+		swr_poll_flag_qp(p, qp, on);
 	spin_unlock_bh(&p->lock);
 }
 
@@ -260,6 +296,8 @@ static int swr_poll_pass(struct swr_poller *p, bool *bulk, bool *held)
 		/* A hint for the latency policy; the poller's own turn. */
 		if (READ_ONCE(qp->req.xfer.dst))
 			*bulk = true;
+		/* Its transmit filled a steering queue: wait for it to drain. */
+		swr_steer_throttle(p);
 		cond_resched();
 
 		spin_lock_bh(&p->lock);
@@ -308,11 +346,13 @@ static bool swr_poll_any_work(struct swr_poller *p, u64 now, u64 *deadline)
 /*
  * Sleep until woken (steps 1-4 of the protocol). Return with the flags
  * still set: the caller clears them (swr_poll_awake()) once it decides to
- * poll.
+ * poll. Returns whether a back-off's bound ended the sleep (not a wake-up
+ * or an engine deadline).
  */
-static void swr_poll_sleep(struct swr_poller *p)
+static bool swr_poll_sleep(struct swr_poller *p)
 {
 	struct swr_dev *sdev = p->sdev;
+	bool bounded = false;
 	u64 deadline;
 	ktime_t expires;
 
@@ -324,16 +364,27 @@ static void swr_poll_sleep(struct swr_poller *p)
 	if (kthread_should_stop() || READ_ONCE(p->flag_cleared) ||
 	    swr_poll_any_work(p, ktime_get_ns(), &deadline)) {
 		__set_current_state(TASK_RUNNING);
-		return;
+		return false;
 	}
 	swr_count(sdev, SWR_CNT_POLLER_SLEEPS);
+	/* A back-off's sleep: deferred doorbells are looked for in time. */
+	if (p->lazy) {
+		u64 lazy = ktime_get_ns() + SWR_POLL_LAZY_US * NSEC_PER_USEC;
+
+		if (!deadline || lazy < deadline) {
+			deadline = lazy;
+			bounded = true;
+		}
+	}
 	if (deadline) {
 		expires = ns_to_ktime(deadline);
-		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+		if (schedule_hrtimeout(&expires, HRTIMER_MODE_ABS))
+			bounded = false;
 	} else {
 		schedule();
 	}
 	swr_count(sdev, SWR_CNT_POLLER_WAKEUPS);
+	return bounded;
 }
 
 /* sysfs swroce/poll_idle_us, in nanoseconds. */
@@ -356,14 +407,19 @@ static bool swr_poll_due_soon(struct swr_poller *p, u64 now)
 /* Back to polling: posting needs no doorbell until the next sleep. */
 static void swr_poll_awake(struct swr_poller *p)
 {
+	WRITE_ONCE(p->lazy, false);
 	WRITE_ONCE(p->need_wakeup, false);
 	swr_poll_flag_all(p, false);
 }
 
-/* Sleeping because of contention: doorbells do the work for a while. */
-static void swr_poll_back_off(struct swr_poller *p, u64 now)
+/*
+ * Sleeping because of contention: doorbells do the work for a while, and
+ * may be put off (@lazy) while the sleep is bounded.
+ */
+static void swr_poll_back_off(struct swr_poller *p, u64 now, bool lazy)
 {
 	WRITE_ONCE(p->backoff_until, now + SWR_POLL_BACKOFF_US * NSEC_PER_USEC);
+	WRITE_ONCE(p->lazy, lazy);
 }
 
 /*
@@ -432,7 +488,7 @@ static int swr_poll_thread(void *arg)
 	int n;
 	u64 idle_since = ktime_get_ns();
 	u64 contended_since = 0;
-	bool bulk, held, alone;
+	bool bulk, held, alone, bounded;
 	u64 now;
 
 	while (!kthread_should_stop()) {
@@ -465,7 +521,7 @@ static int swr_poll_thread(void *arg)
 			if (swr_poll_may_stay(p, now)) {
 				contended_since = now;
 			} else {
-				swr_poll_back_off(p, now);
+				swr_poll_back_off(p, now, true);
 				goto sleep;
 			}
 		}
@@ -482,10 +538,10 @@ sleep:
 		swr_poll_idle_elsewhere(p, ktime_get_ns());
 		p->stay_since = 0;
 		for (;;) {
-			swr_poll_sleep(p);
+			bounded = swr_poll_sleep(p);
 			if (kthread_should_stop())
 				break;
-			swr_poll_pass(p, &bulk, &held);
+			n = swr_poll_pass(p, &bulk, &held);
 			now = ktime_get_ns();
 			if (single_task_running() || swr_poll_due_soon(p, now))
 				break;
@@ -493,7 +549,11 @@ sleep:
 				swr_count(p->sdev, SWR_CNT_POLLER_STAYS);
 				break;
 			}
-			swr_poll_back_off(p, now);
+			/*
+			 * The bound ran out and nothing was put off: the
+			 * applications went quiet, sleep for good next time.
+			 */
+			swr_poll_back_off(p, now, !bounded || n > 0);
 			/*
 			 * Step 5: the QP's owner may be the task this poller
 			 * preempted, and swr_poll_sleep() does not sleep while
@@ -585,7 +645,7 @@ void swr_poll_add_qp(struct swr_qp *qp)
 	spin_lock_bh(&p->lock);
 	list_add_tail(&qp->poll_node, &p->qps);
 	/* See "A QP created while the poller sleeps" above. */
-	swr_poll_flag_qp(qp, p->flags_on);
+	swr_poll_flag_qp(p, qp, p->flags_on);
 	spin_unlock_bh(&p->lock);
 }
 
@@ -637,12 +697,16 @@ void swr_poll_doorbell(struct swr_qp *qp)
 {
 	struct swr_dev *sdev = swr_qp_dev(qp);
 	struct swr_poller *p = sdev->poller;
+	int n, turns = 0;
 	bool busy;
 	u64 now;
 
 	WRITE_ONCE(qp->db_task, current);
-	busy = swr_req_process(qp, SWR_POLL_BUDGET) < 0 ||
-	       !swr_qp_check_drained(qp, true);
+	/* A deferred doorbell may find a batch: take it, within bounds. */
+	do {
+		n = swr_req_process(qp, SWR_POLL_BUDGET);
+	} while (n >= SWR_POLL_BUDGET && ++turns < SWR_POLL_DOORBELL_TURNS);
+	busy = n < 0 || !swr_qp_check_drained(qp, true);
 	/*
 	 * Answers our own softirqs left us on wire_rxq (swr_wire_rxq_kick())
 	 * ran on this CPU, in this task, before this store.
@@ -664,7 +728,7 @@ void swr_poll_doorbell(struct swr_qp *qp)
 	 * on flags it set before this clear.
 	 */
 	spin_lock_bh(&p->lock);
-	swr_poll_flag_qp(qp, false);
+	swr_poll_flag_qp(p, qp, false);
 	WRITE_ONCE(p->flag_cleared, true);
 	spin_unlock_bh(&p->lock);
 	wake_up_process(p->task);

@@ -760,6 +760,12 @@ struct swr_poller {
 	u32 idle_us;
 	/* Set while the poller sleeps or is about to. */
 	bool need_wakeup;
+	/*
+	 * Its next sleep is a back-off's: at most SWR_POLL_LAZY_US, and the
+	 * flags it sets say SWROCE_SQ_LAZY (swr_poll.c). The poller writes
+	 * it; the flags' writers read it under lock.
+	 */
+	bool lazy;
 	/* SWROCE_SQ_NEED_WAKEUP is on in the rings (lock; the poller's). */
 	bool flags_on;
 	/*
@@ -788,6 +794,11 @@ struct swr_poller {
 	 */
 	u64 stay_since;
 	u64 no_stay_until;
+	/*
+	 * The CPU + 1 whose steering queue this poller's transmit filled
+	 * past its XOFF mark (0: none); swr_steer_throttle(). The poller's own.
+	 */
+	unsigned int steer_full;
 };
 
 int swr_poll_start(struct swr_dev *sdev);

@@ -44,6 +44,7 @@ static const struct rdma_stat_desc swr_counter_descs[] = {
 	[SWR_CNT_TX_DROPPED] = { .name = "tx_dropped" },
 	[SWR_CNT_RX_PKTS] = { .name = "rx_pkts" },
 	[SWR_CNT_RX_STEERED] = { .name = "rx_steered" },
+	[SWR_CNT_STEER_PAUSES] = { .name = "steer_pauses" },
 	[SWR_CNT_RX_DROPPED] = { .name = "rx_dropped" },
 	[SWR_CNT_TX_BYTES] = { .name = "tx_bytes" },
 	[SWR_CNT_RX_BYTES] = { .name = "rx_bytes" },

@@ -33,6 +33,24 @@
  * (rx_drop_nomem), as a NIC's full receive ring drops: taken in here it
  * would overtake its flow's queued packets.
  *
+ * Pause
+ * -----
+ * A stream between two devices of one host would fill a queue all the
+ * same: the sender's window (thousands of packets at 1 MiB messages) is
+ * larger than the queue, and the CPU that takes the packets in does more
+ * per packet (the ICRC check, the placement, the ACKs) than the one that
+ * sends them. Each drop then costs a go-back of the whole window. The
+ * sender is on this host, though, in this very transmit: a packet its
+ * poller's transmit queues past SWR_STEER_XOFF marks the queue's CPU
+ * (swr_steer_full), swr_steer_tx_end() hands the mark to the poller, and
+ * the poller, between QP turns, sleeps until the queue is down to
+ * SWR_STEER_XON (swr_steer_throttle(), counted in steer_pauses), for
+ * SWR_STEER_PAUSE_MAX_US at most. A turn moves at most SWR_TURN_BYTES, far
+ * less than the room left between XOFF and the drop. This is the
+ * lossless Ethernet a RoCE fabric runs on (PFC's XOFF and XON), inside
+ * one host; packets that come from elsewhere (a qdisc's timer, another
+ * host) are not paused, and a full queue still drops them.
+ *
  * Order
  * -----
  * A flow (one QP pair: the UDP source port, swr_sport()) keeps the CPU it
@@ -86,6 +104,11 @@
 
 /* Packets a CPU's queue holds at most, as netdev_max_backlog's default. */
 #define SWR_STEER_QLEN		1000
+/* A poller that fills a queue to XOFF waits until it is down to XON. */
+#define SWR_STEER_XOFF		(SWR_STEER_QLEN / 2)
+#define SWR_STEER_XON		(SWR_STEER_QLEN / 4)
+#define SWR_STEER_PAUSE_US	50
+#define SWR_STEER_PAUSE_MAX_US	(10 * USEC_PER_MSEC)
 #define SWR_STEER_CPU_SHIFT	32
 #define SWR_STEER_COUNT_MASK	((1LL << SWR_STEER_CPU_SHIFT) - 1)
 
@@ -110,6 +133,8 @@ struct swr_steer_cb {
 static DEFINE_PER_CPU_ALIGNED(struct swr_steer_cpu, swr_steer_cpus);
 /* Set while the poller of some device transmits on this CPU. */
 static DEFINE_PER_CPU(bool, swr_steer_armed);
+/* In that transmit: the CPU + 1 whose queue it filled to XOFF ("Pause"). */
+static DEFINE_PER_CPU(unsigned int, swr_steer_full);
 /* Owns the NAPI contexts; never registered. */
 static struct net_device *swr_steer_ndev;
 
@@ -124,12 +149,45 @@ bool swr_steer_tx_begin(struct swr_dev *sdev)
 	return true;
 }
 
-void swr_steer_tx_end(bool armed)
+void swr_steer_tx_end(struct swr_dev *sdev, bool armed)
 {
+	unsigned int full;
+
 	if (!armed)
 		return;
 	__this_cpu_write(swr_steer_armed, false);
+	full = __this_cpu_read(swr_steer_full);
+	if (full) {
+		__this_cpu_write(swr_steer_full, 0);
+		sdev->poller->steer_full = full;
+	}
 	preempt_enable();
+}
+
+/* Packets queued on @sc and not yet taken in. */
+static unsigned long swr_steer_qlen(const struct swr_steer_cpu *sc)
+{
+	return READ_ONCE(sc->queued) - READ_ONCE(sc->done);
+}
+
+void swr_steer_throttle(struct swr_poller *p)
+{
+	unsigned int full = p->steer_full;
+	struct swr_steer_cpu *sc;
+	u64 until;
+
+	if (!full)
+		return;
+	p->steer_full = 0;
+	sc = per_cpu_ptr(&swr_steer_cpus, full - 1);
+	if (swr_steer_qlen(sc) <= SWR_STEER_XON)
+		return;
+	swr_count(p->sdev, SWR_CNT_STEER_PAUSES);
+	until = ktime_get_ns() + SWR_STEER_PAUSE_MAX_US * NSEC_PER_USEC;
+	do {
+		usleep_range(SWR_STEER_PAUSE_US, 2 * SWR_STEER_PAUSE_US);
+	} while (swr_steer_qlen(sc) > SWR_STEER_XON &&
+		 ktime_get_ns() < until);
 }
 
 /* An online CPU other than this one for @hash, or nr_cpu_ids: none. */
@@ -258,6 +316,9 @@ bool swr_steer_rx(struct swr_dev *sdev, struct sk_buff *skb)
 	kick = skb_queue_empty(&sc->input);
 	__skb_queue_tail(&sc->input, skb);
 	WRITE_ONCE(sc->queued, sc->queued + 1);
+	/* The poller transmitting here pauses ("Pause" above). */
+	if (armed && swr_steer_qlen(sc) >= SWR_STEER_XOFF)
+		__this_cpu_write(swr_steer_full, cpu + 1);
 	spin_unlock(&sc->lock);
 	swr_count(sdev, SWR_CNT_RX_STEERED);
 	if (kick)

@@ -10,6 +10,8 @@
 
 #include "swr.h"
 
+struct swr_poller;
+
 int swr_steer_init(void);
 void swr_steer_exit(void);
 
@@ -20,7 +22,14 @@ void swr_steer_exit(void);
  * until end.
  */
 bool swr_steer_tx_begin(struct swr_dev *sdev);
-void swr_steer_tx_end(bool armed);
+void swr_steer_tx_end(struct swr_dev *sdev, bool armed);
+
+/*
+ * The poller @p, between QP turns (process context, no lock held): if its
+ * transmits filled a CPU's queue past the XOFF mark, wait until that queue
+ * is down to the XON mark ("Pause" in swr_steer.c).
+ */
+void swr_steer_throttle(struct swr_poller *p);
 
 /*
  * Receive (softirq, @skb->data at the UDP header): true when @skb was

@@ -690,6 +690,114 @@ TEST_F_TIMEOUT(fp, stream_gets_poller_back_from_its_cpu, 600)
 	EXPECT_GE(bound, db);
 }
 
+/*
+ * Deferred doorbells (kernel/swr_poll.c, providers/swroce/swr_qp.c): a
+ * client that streams on the one CPU its poller may use finds the poller
+ * backed off (SWROCE_SQ_LAZY) and puts its doorbells off until it polls,
+ * one per batch of posts, where a provider that rang for each post makes
+ * a doorbell per WQE. At most DEFER_DB_RATE in a thousand here (batches
+ * of DEPTH make about 1000 / DEPTH); every write still lands (stream()
+ * checks the order of the completions and the last DEPTH slots' bytes).
+ * A trial in which the poller never slept proves nothing and does not
+ * count.
+ */
+#define DEFER_N		4000
+#define DEFER_DB_RATE	500
+#define DEFER_TRIALS	5
+
+TEST_F_TIMEOUT(fp, deferred_doorbells_while_contended, 600)
+{
+	long db = 0, bound = DEFER_N * DEFER_DB_RATE / 1000;
+	struct counters a, b;
+	const char *why = "";
+	int trial, counted = 0;
+
+	self->poller = poller_pid();
+	ASSERT_LT(0, self->poller) TH_LOG("no poller thread found");
+	ASSERT_EQ(0, allow_cpus(0, 0)) TH_LOG("CPU 0: %s", strerror(errno));
+	ASSERT_EQ(0, allow_cpus(self->poller, 0));
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000"));
+	for (trial = 1; trial <= DEFER_TRIALS; trial++) {
+		ASSERT_EQ(0, stream(&self->f, WARMUP, &why)) TH_LOG("%s", why);
+		read_counters(&a);
+		ASSERT_EQ(0, stream(&self->f, DEFER_N, &why)) TH_LOG("%s", why);
+		read_counters(&b);
+		db = b.doorbells - a.doorbells;
+		TH_LOG("trial %d: %d writes on the poller's CPU: doorbells %ld, wakeups +%lld, sleeps +%lld",
+		       trial, DEFER_N, db, b.wakeups - a.wakeups,
+		       b.sleeps - a.sleeps);
+		ASSERT_EQ(DEFER_N, b.consumed - a.consumed);
+		ASSERT_EQ(DEFER_N, b.completions - a.completions);
+		if (b.sleeps == a.sleeps) {
+			TH_LOG("trial %d: the poller never slept: not counted",
+			       trial);
+			continue;
+		}
+		counted++;
+		if (db <= bound)
+			break;
+	}
+	ASSERT_LT(0, counted) TH_LOG("the poller slept in no trial");
+	EXPECT_GE(bound, db);
+}
+
+/*
+ * A doorbell put off and never followed by a poll or an arm is not lost:
+ * the backed-off poller's bounded sleep finds the WQE. On the poller's
+ * one CPU, after a stream, an unsignaled WRITE (whose doorbell waits for
+ * a poll) lands while this process only reads the target, within
+ * LOST_MS. A trial whose WRITE rang (the poller was not backed off) is
+ * not counted; its bytes must land all the same.
+ */
+#define LOST_MS		10000
+#define LOST_TRIALS	5
+
+TEST_F_TIMEOUT(fp, deferred_doorbell_not_lost, 300)
+{
+	/* Past the slots stream() writes. */
+	volatile uint64_t *dst = (volatile uint64_t *)(self->f.sbuf + BUFSZ -
+						       MSG);
+	uint64_t *src = (uint64_t *)(self->f.cbuf + BUFSZ - MSG);
+	const char *why = "";
+	int trial, counted = 0;
+	long long d0, d1;
+	uint64_t t0;
+
+	self->poller = poller_pid();
+	ASSERT_LT(0, self->poller) TH_LOG("no poller thread found");
+	ASSERT_EQ(0, allow_cpus(0, 0)) TH_LOG("CPU 0: %s", strerror(errno));
+	ASSERT_EQ(0, allow_cpus(self->poller, 0));
+	ASSERT_EQ(0, swr_ibdev_write(IDLE_ATTR, "1000"));
+	for (trial = 1; trial <= LOST_TRIALS && !counted; trial++) {
+		ASSERT_EQ(0, stream(&self->f, WARMUP, &why)) TH_LOG("%s", why);
+		*src = 0x5157524f43450000ULL + trial;
+		*dst = 0;
+		/*
+		 * No jiffy's wait (swr_counters()): the bound would run out
+		 * meanwhile. A cached value can only be lower, counting the
+		 * trial as one that rang.
+		 */
+		d0 = swr_port_counter(swr_test_dev(), "doorbells");
+		ASSERT_EQ(0, swr_post_send1(self->f.p.c.qp, IBV_WR_RDMA_WRITE,
+					    ~0ULL, src, sizeof(*src),
+					    self->f.cmr->lkey,
+					    (uintptr_t)dst, self->f.smr->rkey,
+					    0));
+		/* No poll, no arm: only the target is read from here on. */
+		t0 = swr_now_ms();
+		while (*dst != *src && swr_now_ms() - t0 < LOST_MS)
+			;
+		d1 = swr_counter("doorbells");
+		ASSERT_EQ(*src, *dst) TH_LOG("trial %d: not written in %d ms",
+					     trial, LOST_MS);
+		TH_LOG("trial %d: written in %llu ms, doorbells +%lld", trial,
+		       (unsigned long long)(swr_now_ms() - t0), d1 - d0);
+		if (d1 == d0)
+			counted++;
+	}
+	EXPECT_LT(0, counted) TH_LOG("every WRITE rang: never put off");
+}
+
 TEST_F(fp, poll_idle_us_attribute)
 {
 	static const char * const bad[] = {

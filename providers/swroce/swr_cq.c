@@ -203,12 +203,36 @@ static void swr_cqe_to_wc(const struct swroce_cqe *cqe, struct ibv_wc *wc)
 	wc->dlid_path_bits = 0;
 }
 
+/*
+ * @n send completions polled: out of sig_out, which stays at 0 at least
+ * (a flushed unsignaled WQE completes too).
+ */
+static void swr_cq_sends_polled(struct swr_cq *cq, int n)
+{
+	int old = atomic_load_explicit(&cq->sig_out, memory_order_relaxed);
+
+	while (old > 0 &&
+	       !atomic_compare_exchange_weak_explicit(&cq->sig_out, &old,
+						      old > n ? old - n : 0,
+						      memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+}
+
+static bool swr_cqe_is_send(const struct swroce_cqe *cqe)
+{
+	return !(cqe->opcode & IBV_WC_RECV);
+}
+
 int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct swr_cq *cq = to_swr_cq(ibcq);
+	const struct swroce_cqe *cqe;
+	int n = 0, sends = 0;
 	uint32_t prod;
-	int n = 0;
 
+	/* Doorbells put off ring now (swr_qp.c). */
+	swr_db_flush(to_swr_context(ibcq->context));
 	swr_cq_lock(cq);
 	if (!cq->num_cqe) {
 		swr_cq_unlock(cq);
@@ -216,8 +240,9 @@ int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	}
 	prod = atomic_load_explicit(&cq->ring->prod.idx, memory_order_acquire);
 	while (n < ne && cq->cons != prod) {
-		swr_cqe_to_wc(&cq->ring->cqe[cq->cons & (cq->num_cqe - 1)],
-			      &wc[n]);
+		cqe = &cq->ring->cqe[cq->cons & (cq->num_cqe - 1)];
+		swr_cqe_to_wc(cqe, &wc[n]);
+		sends += swr_cqe_is_send(cqe);
 		cq->cons++;
 		n++;
 	}
@@ -225,6 +250,8 @@ int swr_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
 				      memory_order_release);
 	swr_cq_unlock(cq);
+	if (sends)
+		swr_cq_sends_polled(cq, sends);
 	return n;
 }
 
@@ -234,6 +261,8 @@ int swr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint32_t kind = solicited_only ? SWROCE_CQ_ARM_SOLICITED :
 					 SWROCE_CQ_ARM_NEXT;
 
+	/* The caller is about to wait: doorbells put off ring now. */
+	swr_db_flush(to_swr_context(ibcq->context));
 	swr_cq_lock(cq);
 	cq->arm_seq++;
 	atomic_store_explicit(&cq->ring->arm.idx,
@@ -283,6 +312,8 @@ static int swr_cq_ex_load(struct swr_cq *cq)
 			return ENOENT;
 	}
 	cq->cur = &cq->ring->cqe[cq->cons & (cq->num_cqe - 1)];
+	if (swr_cqe_is_send(cq->cur))
+		swr_cq_sends_polled(cq, 1);
 	cq->vcq.cq_ex.wr_id = cq->cur->wr_id;
 	cq->vcq.cq_ex.status = cq->cur->status;
 	return 0;
@@ -295,6 +326,7 @@ static int swr_start_poll(struct ibv_cq_ex *ex, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
+	swr_db_flush(to_swr_context(ex->context));
 	swr_cq_lock(cq);
 	err = cq->num_cqe ? swr_cq_ex_load(cq) : EIO;
 	if (err)

@@ -87,6 +87,7 @@ static int swr_context_setup(struct swr_context *ctx,
 		return EPROTONOSUPPORT;
 	}
 	ctx->device_caps = resp->device_caps;
+	pthread_mutex_init(&ctx->db_lock, NULL);
 	verbs_set_ops(&ctx->vctx, &swr_ctx_ops);
 	return 0;
 }
@@ -161,6 +162,7 @@ static void swr_free_context(struct ibv_context *ibctx)
 {
 	struct swr_context *ctx = to_swr_context(ibctx);
 
+	pthread_mutex_destroy(&ctx->db_lock);
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 }

@@ -6,6 +6,18 @@
  * kernel's poller picks it up, and only when the poller has gone to sleep
  * (SWROCE_SQ_NEED_WAKEUP) does posting make a system call, the doorbell
  * (see struct swroce_sq_ring). Receives go to the RQ ring like an SRQ's.
+ *
+ * Deferred doorbells: a poller that sleeps only because the applications
+ * want its CPU says so (SWROCE_SQ_LAZY) and looks at the rings again
+ * within a millisecond. A post then skips the system call when it asks
+ * for no completion, or when its send CQ has signaled WQEs outstanding:
+ * either way the application has to poll or arm a CQ to learn anything
+ * of it, and swr_db_flush() rings then, once for every post since. So a
+ * client that streams while its peer spins makes a doorbell or two per
+ * batch instead of one per WQE, and a ping-pong, which posts a signaled
+ * WQE with nothing outstanding, still rings at once (and its doorbell
+ * takes the posts put off before it along). The QPs waiting are on the
+ * context's db_list; the counts in swr_cq.sig_out.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -183,20 +195,20 @@ static bool swr_sq_full(struct swr_sq *sq, uint32_t idx)
 }
 
 /*
- * Publish the WQEs up to prod; under sq->lock. Returns whether the caller
- * must ring the doorbell: the poller may be asleep. The full fence pairs
- * with the poller's between setting NEED_WAKEUP and its last look at prod.
+ * Publish the WQEs up to prod; under sq->lock. Returns the ring's flags
+ * (enum swroce_sq_flags), 0 if nothing was published: NEED_WAKEUP says the
+ * poller may be asleep (swr_sq_kick()). The full fence pairs with the
+ * poller's between setting NEED_WAKEUP and its last look at prod.
  */
-static bool swr_sq_publish(struct swr_sq *sq, uint32_t prod)
+static uint32_t swr_sq_publish(struct swr_sq *sq, uint32_t prod)
 {
 	if (prod == sq->prod)
-		return false;
+		return 0;
 	sq->prod = prod;
 	atomic_store_explicit(&sq->ring->prod.idx, prod, memory_order_release);
 	atomic_thread_fence(memory_order_seq_cst);
 	return atomic_load_explicit(&sq->ring->flags.idx,
-				    memory_order_relaxed) &
-	       SWROCE_SQ_NEED_WAKEUP;
+				    memory_order_relaxed);
 }
 
 /*
@@ -219,6 +231,119 @@ static int swr_sq_doorbell(struct swr_qp *qp)
 		return ibv_cmd_post_send(ibqp, NULL, &bad);
 	return swr_ioctl(ibqp->context, UVERBS_OBJECT_QP,
 			 SWROCE_METHOD_QP_DOORBELL, &attr, 1);
+}
+
+/* Deferred doorbells (see the top of this file) ------------------------ */
+
+/*
+ * Before publishing slots [from, to): count their signaled WQEs into the
+ * send CQ's sig_out. Returns whether their doorbell may be put off: none
+ * is signaled, or signaled WQEs posted earlier are outstanding. Counted
+ * before the kernel can see them, so that a completion is never polled
+ * before its WQE was counted.
+ */
+static bool swr_sq_may_defer(struct swr_qp *qp, uint32_t from, uint32_t to)
+{
+	struct ibv_cq *ibcq = qp->vqp.qp.send_cq;
+	int n = 0;
+
+	if (!ibcq)
+		return false;
+	if (qp->sig_all)
+		n = (int)(to - from);
+	else
+		for (; from != to; from++)
+			if (swr_sq_slot(&qp->sq, from)->flags &
+			    SWROCE_WQE_SIGNALED)
+				n++;
+	if (!n)
+		return true;
+	return atomic_fetch_add_explicit(&to_swr_cq(ibcq)->sig_out, n,
+					 memory_order_relaxed) > 0;
+}
+
+static void swr_db_defer(struct swr_qp *qp)
+{
+	struct swr_context *ctx = to_swr_context(qp->vqp.qp.context);
+
+	pthread_mutex_lock(&ctx->db_lock);
+	if (!atomic_load_explicit(&qp->db_queued, memory_order_relaxed)) {
+		atomic_store_explicit(&qp->db_queued, true,
+				      memory_order_relaxed);
+		qp->db_next = ctx->db_list;
+		ctx->db_list = qp;
+		atomic_store_explicit(&ctx->db_pending, 1,
+				      memory_order_release);
+	}
+	pthread_mutex_unlock(&ctx->db_lock);
+}
+
+/*
+ * A QP going away, or whose doorbell just rang (which takes the posts put
+ * off with it), leaves the list.
+ */
+static void swr_db_forget(struct swr_qp *qp)
+{
+	struct swr_context *ctx = to_swr_context(qp->vqp.qp.context);
+	struct swr_qp **pp;
+
+	pthread_mutex_lock(&ctx->db_lock);
+	for (pp = &ctx->db_list; *pp; pp = &(*pp)->db_next) {
+		if (*pp == qp) {
+			*pp = qp->db_next;
+			break;
+		}
+	}
+	atomic_store_explicit(&qp->db_queued, false, memory_order_relaxed);
+	pthread_mutex_unlock(&ctx->db_lock);
+}
+
+/* After publishing: ring, put the doorbell off, or neither. */
+static int swr_sq_kick(struct swr_qp *qp, uint32_t flags, bool may_defer)
+{
+	if (!(flags & SWROCE_SQ_NEED_WAKEUP))
+		return 0;
+	if ((flags & SWROCE_SQ_LAZY) && may_defer) {
+		swr_db_defer(qp);
+		return 0;
+	}
+	/* A hint read without the lock: at worst one needless call later. */
+	if (atomic_load_explicit(&qp->db_queued, memory_order_relaxed))
+		swr_db_forget(qp);
+	return swr_sq_doorbell(qp);
+}
+
+/*
+ * Ring every doorbell put off: the application is about to look for a
+ * completion. A failed call loses nothing: the poller's bounded sleep
+ * finds the WQEs in the ring.
+ */
+void swr_db_flush(struct swr_context *ctx)
+{
+	struct swr_qp *qp;
+
+	if (!atomic_load_explicit(&ctx->db_pending, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&ctx->db_lock);
+	atomic_store_explicit(&ctx->db_pending, 0, memory_order_relaxed);
+	while ((qp = ctx->db_list)) {
+		ctx->db_list = qp->db_next;
+		atomic_store_explicit(&qp->db_queued, false,
+				      memory_order_relaxed);
+		swr_sq_doorbell(qp);
+	}
+	pthread_mutex_unlock(&ctx->db_lock);
+}
+
+/*
+ * Completions of @ibcq a QP will never make (destroyed, or reset with its
+ * CQEs dropped): forget every count, which can only defer less.
+ */
+static void swr_db_cq_reset(struct ibv_cq *ibcq)
+{
+	if (ibcq)
+		atomic_store_explicit(&to_swr_cq(ibcq)->sig_out, 0,
+				      memory_order_relaxed);
 }
 
 /* Building WQEs -------------------------------------------------------- */
@@ -387,8 +512,8 @@ int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct swr_qp *qp = to_swr_qp(ibqp);
 	struct swr_sq *sq = &qp->sq;
-	bool doorbell;
-	uint32_t idx;
+	bool may_defer;
+	uint32_t idx, flags;
 	int err = 0;
 
 	if (!swr_qp_may_send(ibqp)) {
@@ -403,10 +528,11 @@ int swr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		}
 	}
-	doorbell = swr_sq_publish(sq, idx);
+	may_defer = swr_sq_may_defer(qp, sq->prod, idx);
+	flags = swr_sq_publish(sq, idx);
 	swr_sq_unlock(sq);
-	if (doorbell) {
-		int db_err = swr_sq_doorbell(qp);
+	if (flags) {
+		int db_err = swr_sq_kick(qp, flags, may_defer);
 
 		if (db_err && !err) {
 			/* The WRs are in the ring; the poller may never see them. */
@@ -707,15 +833,18 @@ static void swr_wr_start(struct ibv_qp_ex *ibqpx)
 static int swr_wr_complete(struct ibv_qp_ex *ibqpx)
 {
 	struct swr_qp *qp = ex_to_swr_qp(ibqpx);
+	bool may_defer = false;
 	int err = qp->err;
-	bool doorbell = false;
+	uint32_t flags = 0;
 
-	if (!err)
-		doorbell = swr_sq_publish(&qp->sq, qp->cur);
+	if (!err) {
+		may_defer = swr_sq_may_defer(qp, qp->sq.prod, qp->cur);
+		flags = swr_sq_publish(&qp->sq, qp->cur);
+	}
 	qp->wqe = NULL;
 	swr_sq_unlock(&qp->sq);
-	if (doorbell)
-		err = swr_sq_doorbell(qp);
+	if (flags)
+		err = swr_sq_kick(qp, flags, may_defer);
 	return err;
 }
 
@@ -990,6 +1119,7 @@ struct ibv_qp *swr_create_qp(struct ibv_pd *ibpd,
 	if (err)
 		goto err_destroy;
 	swr_qp_bind_parent(qp, ibpd);
+	qp->sig_all = attr->sq_sig_all;
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -1069,6 +1199,7 @@ struct ibv_qp *swr_create_qp_ex(struct ibv_context *ibctx,
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
 		swr_qp_bind_parent(qp, attr->pd);
+	qp->sig_all = attr->sq_sig_all;
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -1159,6 +1290,8 @@ int swr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		swr_cq_clean(to_swr_cq(ibqp->recv_cq), ibqp->qp_num);
 	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
 		swr_cq_clean(to_swr_cq(ibqp->send_cq), ibqp->qp_num);
+	/* Its completions may be gone: the count with them. */
+	swr_db_cq_reset(ibqp->send_cq);
 	return 0;
 }
 
@@ -1179,6 +1312,8 @@ int swr_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	swr_db_forget(qp);
+	swr_db_cq_reset(ibqp->send_cq);
 	swr_qp_unmap(qp);
 	if (ibqp->qp_type != IBV_QPT_XRC_RECV)
 		swr_parent_put(ibqp->pd);

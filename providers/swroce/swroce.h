@@ -42,6 +42,14 @@ struct swr_device {
 struct swr_context {
 	struct verbs_context vctx;
 	uint32_t device_caps;	/* enum swroce_device_cap */
+	/*
+	 * Deferred doorbells (swr_qp.c): the QPs whose doorbell waits for
+	 * the next poll or arm of a CQ, linked through db_next under
+	 * db_lock; db_pending is set while the list may be non-empty.
+	 */
+	pthread_mutex_t db_lock;
+	struct swr_qp *db_list;
+	atomic_uint db_pending;
 };
 
 /* A thread domain: its resources are used by one thread at a time. */
@@ -102,6 +110,12 @@ struct swr_cq {
 	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED, or
 				 * a parent domain with a thread domain */
 	struct swr_pd *parent;	/* IBV_CQ_INIT_ATTR_MASK_PD, or NULL */
+	/*
+	 * Signaled send WQEs posted to QPs that complete here and not yet
+	 * polled (a lower bound: never below 0); swr_qp.c defers doorbells
+	 * while it is not 0.
+	 */
+	atomic_int sig_out;
 };
 
 struct swr_ah {
@@ -169,6 +183,13 @@ struct swr_qp {
 	uint32_t cur;		/* the slot the next WQE goes to */
 	struct swroce_send_wqe *wqe;	/* the last WQE built, or NULL */
 	int err;		/* first error of the batch */
+	bool sig_all;		/* sq_sig_all: every WQE is signaled */
+	/*
+	 * Deferred doorbells: on the context's list (written under its
+	 * db_lock; read without it as a hint).
+	 */
+	atomic_bool db_queued;
+	struct swr_qp *db_next;
 };
 
 /* A receive work queue (ibv_create_wq(), swr_rss.c). */
@@ -405,6 +426,7 @@ int swr_destroy_qp(struct ibv_qp *ibqp);
 struct ibv_qp *swr_open_qp(struct ibv_context *ibctx,
 			   struct ibv_qp_open_attr *attr);
 void swr_cq_clean(struct swr_cq *cq, uint32_t qpn);
+void swr_db_flush(struct swr_context *ctx);
 struct ibv_flow *swr_create_flow(struct ibv_qp *ibqp,
 				 struct ibv_flow_attr *attr);
 int swr_destroy_flow(struct ibv_flow *flow);

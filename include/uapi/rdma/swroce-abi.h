@@ -538,6 +538,14 @@ enum swroce_sq_flags {
 	 * post_send command with no work requests) for the WQEs to be seen.
 	 */
 	SWROCE_SQ_NEED_WAKEUP = 1 << 0,
+	/*
+	 * With NEED_WAKEUP: the poller sleeps because another task wants
+	 * its CPU, and looks at every ring again within a millisecond on
+	 * its own. User space may then put off the doorbell call, as long
+	 * as it makes it before it waits for a completion (the provider:
+	 * at its next poll or arm of a CQ). Never set alone.
+	 */
+	SWROCE_SQ_LAZY = 1 << 1,
 };
 
 /*
