@@ -642,9 +642,10 @@ static int __init swr_init(void)
 	err = swr_steer_init();
 	if (err)
 		goto err_wire;
+	swr_txbuf_init();
 	err = swr_net_init();
 	if (err)
-		goto err_steer;
+		goto err_txbuf;
 	err = register_netdevice_notifier(&swr_netdev_notifier);
 	if (err)
 		goto err_net;
@@ -653,7 +654,8 @@ static int __init swr_init(void)
 
 err_net:
 	swr_net_exit();
-err_steer:
+err_txbuf:
+	swr_txbuf_exit();
 	swr_steer_exit();
 err_wire:
 	swr_wire_exit();
@@ -671,6 +673,8 @@ static void __exit swr_exit(void)
 	swr_unregister_all();
 	unregister_netdevice_notifier(&swr_netdev_notifier);
 	swr_net_exit();
+	/* Pages still in flight keep their pools until they return. */
+	swr_txbuf_exit();
 	/* After the devices: nothing is queued for another CPU. */
 	swr_steer_exit();
 	/* After the devices: no ODP MR or QP is left to queue work. */

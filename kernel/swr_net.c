@@ -568,10 +568,13 @@ struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,
 {
 	u32 head = LL_RESERVED_SPACE(sdev->ndev) + sizeof(struct ipv6hdr) +
 		   sizeof(struct udphdr);
+	u32 size = head + hdr_len + paylen + pad + SWR_ICRC_BYTES;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + hdr_len + paylen + pad + SWR_ICRC_BYTES,
-			GFP_ATOMIC);
+	/* Full-sized packets: a recycled page, not a cleared kmalloc. */
+	skb = swr_txbuf_skb(size);
+	if (!skb)
+		skb = alloc_skb(size, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, head);

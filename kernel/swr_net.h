@@ -132,6 +132,14 @@ struct swr_rx {
 	bool ipv4;
 };
 
+/*
+ * Transmit buffers (swr_txbuf.c): a linear skb of @size bytes around a
+ * recycled page, or NULL when @size is small or no page is at hand.
+ */
+struct sk_buff *swr_txbuf_skb(unsigned int size);
+void swr_txbuf_init(void);
+void swr_txbuf_exit(void);
+
 /* Packet building blocks (swr_net.c). */
 __be16 swr_sport(u32 sqpn, u32 dqpn);
 struct sk_buff *swr_skb_alloc(struct swr_dev *sdev, u32 hdr_len, u32 paylen,

@@ -18,6 +18,8 @@ set -u
 . "$(dirname "$0")/tap.sh"
 # shellcheck source=selftests/net.sh
 . "$(dirname "$0")/net.sh"
+# shellcheck source=selftests/kmsg.sh
+. "$(dirname "$0")/kmsg.sh"
 
 # Seconds one pingpong run may take before it counts as hung: minutes,
 # as rxe in a TCG guest on a loaded host is slow, not wrong.
@@ -167,6 +169,49 @@ tap_ok $? "ibv_rc_pingpong -O -P (implicit ODP, prefetched), data checked: swroc
 wire_rc swrw1 swrw2 "RC SEND/WRITE/READ/atomics, data checked: swroce <-> swroce"
 rp swr-b swr-c 10.78.2.1
 tap_ok $? "rping (rdma_cm): swroce <-> swroce across namespaces"
+
+# Full-sized packets on a 9000-byte veth: path MTU 2048 and 4096, whose
+# buffers come from the transmit page pools (kernel/swr_txbuf.c).
+ip -n swr-b link set wv2 mtu 9000 && ip -n swr-c link set wv3 mtu 9000
+tap_ok $? "veth MTU 9000 between the namespaces"
+for m in 2048 4096; do
+	pp ibv_rc_pingpong swr-b swrw1 "$B4" swr-c swrw2 "$C4" 10.78.2.1 \
+		-m $m -s 65536 -n 100 -c
+	tap_ok $? "ibv_rc_pingpong -m $m, data checked: swroce <-> swroce"
+done
+SWR_WIRE_MTU=4096 wire_rc swrw1 swrw2 \
+	"RC SEND/WRITE/READ/atomics at path MTU 4096, data checked: swroce <-> swroce"
+# A stream of 4096-byte packets takes its buffers from the pools: fewer
+# kmalloc()s of 8 KiB (what alloc_skb() takes for such a packet) than an
+# eighth of the packets sent, anywhere in the guest while it runs.
+kmalloc_big() {
+	local t
+	t=$(tracefs_find enable) && [ -e "$t/events/kmem/kmalloc" ] || return 1
+	case $1 in
+	start)	echo 0 >"$t/tracing_on" && echo >"$t/trace" &&
+		echo 'bytes_alloc >= 8192' >"$t/events/kmem/kmalloc/filter" &&
+		echo 1 >"$t/events/kmem/kmalloc/enable" && echo 1 >"$t/tracing_on" ;;
+	stop)	echo 0 >"$t/tracing_on"
+		echo 0 >"$t/events/kmem/kmalloc/enable"
+		echo 0 >"$t/events/kmem/kmalloc/filter"
+		grep -c 'kmalloc:' "$t/trace" ;;
+	esac
+}
+tx0=$(hw_counter swrw1 tx_pkts)
+if kmalloc_big start; then
+	pt ib_write_bw swr-c swrw2 "$C4" swr-b swrw1 "$B4" 10.78.2.2 \
+		-m 4096 -s 1048576 -n 40
+	rc=$?
+	big=$(kmalloc_big stop)
+	pkts=$(($(hw_counter swrw1 tx_pkts) - tx0))
+	echo "# $pkts packets sent, $big kmalloc()s of 8 KiB or more"
+	tap_ok "$((rc == 0 && pkts >= 40 * 256 && big * 8 < pkts))" = 1 \
+		"ib_write_bw 1 MiB at MTU 4096: packet buffers from the page pools"
+else
+	kmalloc_big stop >/dev/null
+	tap_skip "ib_write_bw 1 MiB at MTU 4096: packet buffers from the page pools" \
+		"no kmem:kmalloc trace event"
+fi
 
 # a namespace that goes away takes its device and its socket along
 ip netns del swr-b

@@ -41,6 +41,21 @@ struct wend {
 	enum ibv_mtu mtu;
 };
 
+/*
+ * The largest path MTU the tests use: 1024, or SWR_WIRE_MTU (2048 or
+ * 4096, on a veth whose MTU allows it).
+ */
+static enum ibv_mtu wire_mtu_cap(void)
+{
+	const char *m = getenv("SWR_WIRE_MTU");
+
+	if (m && !strcmp(m, "4096"))
+		return IBV_MTU_4096;
+	if (m && !strcmp(m, "2048"))
+		return IBV_MTU_2048;
+	return IBV_MTU_1024;
+}
+
 /* Device @name's PD, CQ, a QP of type @qpt and a registered buffer. */
 static int wend_open_qpt(struct wend *e, const char *name,
 			 enum ibv_qp_type qpt)
@@ -76,7 +91,8 @@ static int wend_open_qpt(struct wend *e, const char *name,
 		return -errno;
 	if (ibv_query_port(e->ctx, 1, &pa))
 		return -errno;
-	e->mtu = pa.active_mtu < IBV_MTU_1024 ? pa.active_mtu : IBV_MTU_1024;
+	e->mtu = pa.active_mtu < wire_mtu_cap() ? pa.active_mtu :
+						   wire_mtu_cap();
 	return swr_find_gid(e->ctx, true, &e->gid_index, &e->gid);
 }
 
