@@ -312,8 +312,8 @@ static int swr_cq_ex_load(struct swr_cq *cq)
 			return ENOENT;
 	}
 	cq->cur = &cq->ring->cqe[cq->cons & (cq->num_cqe - 1)];
-	if (swr_cqe_is_send(cq->cur))
-		swr_cq_sends_polled(cq, 1);
+	/* Taken out of sig_out once, in end_poll. */
+	cq->ex_sends += swr_cqe_is_send(cq->cur);
 	cq->vcq.cq_ex.wr_id = cq->cur->wr_id;
 	cq->vcq.cq_ex.status = cq->cur->status;
 	return 0;
@@ -346,13 +346,17 @@ static int swr_next_poll(struct ibv_cq_ex *ex)
 static void swr_end_poll(struct ibv_cq_ex *ex)
 {
 	struct swr_cq *cq = ex_to_swr_cq(ex);
+	int sends = cq->ex_sends;
 
 	if (cq->cur)
 		cq->cons++;
 	cq->cur = NULL;
+	cq->ex_sends = 0;
 	atomic_store_explicit(&cq->ring->cons.idx, cq->cons,
 			      memory_order_release);
 	swr_cq_unlock(cq);
+	if (sends)
+		swr_cq_sends_polled(cq, sends);
 }
 
 static enum ibv_wc_opcode swr_read_opcode(struct ibv_cq_ex *ex)

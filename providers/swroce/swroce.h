@@ -107,6 +107,7 @@ struct swr_cq {
 	uint32_t arm_seq;	/* sequence of the last arm request */
 	uint32_t prod;		/* extended polling: producer index seen */
 	struct swroce_cqe *cur;	/* extended polling: the current CQE */
+	int ex_sends;		/* extended polling: send CQEs this pass */
 	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED, or
 				 * a parent domain with a thread domain */
 	struct swr_pd *parent;	/* IBV_CQ_INIT_ATTR_MASK_PD, or NULL */
