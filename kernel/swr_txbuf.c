@@ -3,9 +3,8 @@
  * Transmit buffers for full-sized packets, recycled without clearing.
  *
  * A packet of a 4096-byte path MTU needs about 4.5 KiB of skb head, so
- * alloc_skb() takes it from kmalloc-8k (one of a 1024-byte MTU, from
- * kmalloc-2k), and a kernel built with init_on_alloc (Debian's are)
- * clears the whole object on every allocation:
+ * alloc_skb() takes it from kmalloc-8k, and a kernel built with
+ * init_on_alloc (Debian's are) clears all 8 KiB on every allocation:
  * 11% of a sending poller's time in a stream across a veth
  * (Documentation/performance.rst). Every byte of such a packet is
  * written by the driver before it leaves, so the clearing buys nothing.
@@ -27,10 +26,8 @@
  * still in flight when the module goes keeps its pool until it returns
  * (page_pool_destroy() defers the release); no pool calls into swroce.
  *
- * A packet that fits in 1 KiB of head (an ACK, a small message) comes
- * from alloc_skb() as before: kmalloc's small sizes cost less to clear
- * than a page costs to hold. From a 1024-byte path MTU up, every full
- * packet takes a page.
+ * A packet that fits in 2 KiB of head (an ACK, a small message, a full
+ * packet of a 1024-byte path MTU) comes from alloc_skb() as before.
  */
 #include <linux/percpu.h>
 #include <linux/skbuff.h>
@@ -47,7 +44,7 @@
 /* Pages of order 0 and 1: heads of up to 4 and 8 KiB. */
 #define SWR_TXBUF_ORDERS	2
 /* Up to this, alloc_skb(): its kmalloc buckets are small to clear. */
-#define SWR_TXBUF_MIN		1024
+#define SWR_TXBUF_MIN		2048
 /*
  * Pages a pool's ring holds for reuse (its allocation cache holds up to
  * 128 more). A stream's packets in flight between two devices of one
