@@ -84,9 +84,9 @@ struct sk_buff *swr_txbuf_skb(unsigned int size)
 	if (order < 0 || !swr_txbuf)
 		return NULL;
 	local_bh_disable();
+	/* swr_txbuf_init() made every pool of every CPU, or none */
 	pool = this_cpu_ptr(swr_txbuf)->pool[order];
-	page = pool ? page_pool_alloc_pages(pool, GFP_ATOMIC | __GFP_NOWARN) :
-		      NULL;
+	page = page_pool_alloc_pages(pool, GFP_ATOMIC | __GFP_NOWARN);
 	local_bh_enable();
 	if (!page)
 		return NULL;
@@ -99,12 +99,14 @@ struct sk_buff *swr_txbuf_skb(unsigned int size)
 	return skb;
 }
 
-/* Every pool of every CPU that has one. */
+/* Every pool made so far (an init that failed half way made some). */
 static void swr_txbuf_free(void)
 {
 	struct swr_txbuf_cpu *c;
 	int cpu, o;
 
+	if (!swr_txbuf)
+		return;
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(swr_txbuf, cpu);
 		for (o = 0; o < SWR_TXBUF_ORDERS; o++)
@@ -141,13 +143,11 @@ void swr_txbuf_init(void)
 	return;
 
 fail:
-	if (swr_txbuf)
-		swr_txbuf_free();
+	swr_txbuf_free();
 	pr_warn("swroce: no transmit page pools; packets use alloc_skb()\n");
 }
 
 void swr_txbuf_exit(void)
 {
-	if (swr_txbuf)
-		swr_txbuf_free();
+	swr_txbuf_free();
 }
