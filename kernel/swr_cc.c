@@ -543,14 +543,15 @@ void swr_cc_lw_loss(struct swr_qp *qp, bool timeout, u32 out)
  * The tail-loss probe: a window's last packets lost leave the responder
  * nothing to find the gap by, and only the retransmission timer (67 ms at
  * perftest's timeout 14) would resend them. With the loss window on, a
- * requester that can send nothing more goes back once its last ACK
- * request has gone unanswered for SWR_CC_LW_PTO_RTTS round trips, or for
- * one plus four mean deviations if that is longer (TCP's RTO, RFC 6298:
- * a receiver whose queue's delay varies, as one steered to a busy CPU
- * does, would otherwise draw probes for nothing); at least
- * SWR_CC_LW_PTO_MIN_NS, at most half the timeout. A window's worth at
- * most, as TCP's probe timeout (RFC 8985) resends one segment. It spends
- * no retry_cnt: the timer still runs (swr_wire.c).
+ * requester that can send nothing more resends its last packet once its
+ * last ACK request has gone unanswered for SWR_CC_LW_PTO_RTTS round
+ * trips, or for one plus four mean deviations if that is longer (TCP's
+ * RTO, RFC 6298: a receiver whose queue's delay varies, as one steered to
+ * a busy CPU does, would otherwise draw probes for nothing); at least
+ * SWR_CC_LW_PTO_MIN_NS, at most half the timeout. One packet, as TCP's
+ * probe timeout (RFC 8985) resends one segment; the responder's answer
+ * (an ACK, or a sequence NAK) shows whether anything was lost. It spends
+ * no retry_cnt: the timer still runs (swr_wire_probe()).
  */
 #define SWR_CC_LW_PTO_RTTS	3
 #define SWR_CC_LW_PTO_MIN_NS	(2 * NSEC_PER_MSEC)

@@ -1212,12 +1212,19 @@ void swr_wire_exit(void)
 /*
  * The tail-loss probe's time (swr_cc_lw_pto()) came at @now. Only a QP
  * that can send nothing more (all of its window out, or all it has) and
- * whose last ACK request has gone unanswered for the probe timeout goes
- * back to the oldest PSN not acknowledged, as the timer would, but with
- * the timer still running and retry_cnt unspent; a loss as a NAK shows
- * one: the window is cut once for it. A QP still sending (paced by DCQCN,
- * or its turn's budget spent) asks for ACKs as it goes: it is looked at
- * again later.
+ * whose last ACK request has gone unanswered for the probe timeout
+ * probes; a QP still sending (paced by DCQCN, or its turn's budget
+ * spent) asks for ACKs as it goes and is looked at again later.
+ *
+ * The probe is the last packet sent, once more, asking for an ACK (RFC
+ * 8985 resends one segment): it spends no retry_cnt and the timer keeps
+ * running. The responder's answer tells what happened. It had that
+ * packet: a duplicate, answered with an ACK of everything (only the
+ * answer was late or lost: nothing else is sent, the window is not cut).
+ * It lacks earlier ones: a sequence NAK, and the go-back and the cut
+ * that follow it as for any NAK. It had all but that packet: it takes
+ * it. A READ or atomic is asked again as a whole (from the READ's first
+ * response not received), as a go-back would.
  */
 static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 			   u64 now)
@@ -1225,6 +1232,8 @@ static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_wire_req *wr = &qp->wire->req;
 	u64 pto = swr_cc_lw_pto(qp, swr_wire_tmo(p->timeout));
 	bool stuck = wr->send == wr->tail || wr->inflight_full;
+	u32 last = (wr->sent_hi - 1) & SWR_PSN_MASK, idx;
+	struct swr_wire_ent *e;
 
 	wr->probe_at = 0;
 	if (!pto)
@@ -1233,10 +1242,13 @@ static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 		wr->probe_at = stuck ? wr->ackreq_ts + pto : now + pto;
 		return;
 	}
+	e = swr_wire_find(qp, last, &idx);
+	if (!e || e->done)
+		return;
 	swr_qp_count(qp, SWR_CNT_LW_PROBES);
-	swr_cc_lw_loss(qp, false,
-		       swr_psn_diff(wr->sent_hi, swr_wire_base_psn(wr)));
-	swr_wire_go_back(qp, wr->head, 0);
+	swr_wire_go_back(qp, idx, swr_psn_diff(last, e->first_psn));
+	/* swr_wire_send_pkt() asks for an ACK with the next packet. */
+	wr->unacked = SWR_WIRE_ACK_EVERY;
 }
 
 void swr_wire_poll(struct swr_qp *qp)

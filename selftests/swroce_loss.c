@@ -23,6 +23,9 @@
  *                             checked; lost responses are asked for again
  *                             without waiting for the ACK timeout (at
  *                             most BIGREAD_TMO_PER timeouts a READ).
+ *   swroce_loss probe N       (ACKs lost) N RDMA WRITEs of 16 KiB, one
+ *                             at a time, data checked; a tail-loss probe
+ *                             resends one packet, not the message.
  *   swroce_loss retry         (the peer is unreachable) one WRITE fails
  *                             with RETRY_EXC_ERR after retry_cnt retries,
  *                             in the time the timeout predicts.
@@ -199,6 +202,20 @@ static int qp_connect(struct ibv_qp *qp, struct dev *d, uint32_t rqpn,
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
 	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* An RC QP on each of @a and @b, connected with @o: 0, or 1 after fail(). */
+static int qp_pair(struct dev *a, struct dev *b, const struct qpopt *o,
+		   struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	*qa = qp_create(a);
+	*qb = qp_create(b);
+	if (!*qa || !*qb || qp_connect(*qa, a, (*qb)->qp_num, b, o) ||
+	    qp_connect(*qb, b, (*qa)->qp_num, a, o)) {
+		fail("setup: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* Counters ------------------------------------------------------------------ */
@@ -742,17 +759,14 @@ static int do_rdatomic(struct dev *a, struct dev *b)
 		.min_rnr_timer = 1, .max_rd_atomic = 1,
 		.max_dest_rd_atomic = 1, .psn = 0x123,
 	};
-	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	struct ibv_qp *qa, *qb;
 	uint64_t *ctr = (uint64_t *)(b->buf + CNT_OFF);
 	long long c0[NCNT], c1[NCNT];
 	struct ibv_wc wc;
 	int i, n = 12;
 
-	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
-	    qp_connect(qb, b, qa->qp_num, a, &o)) {
-		fail("setup: %s", strerror(errno));
+	if (qp_pair(a, b, &o, &qa, &qb))
 		return 1;
-	}
 	*ctr = 1000;
 	pat_fill(b->buf, 4 * 4096, 9, 9);
 	cnt_snap(a, b, c0);
@@ -838,18 +852,15 @@ static int do_bigread(struct dev *a, struct dev *b, int n)
 		.min_rnr_timer = 1, .max_rd_atomic = 4,
 		.max_dest_rd_atomic = 4, .psn = 0xfff000,
 	};
-	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	struct ibv_qp *qa, *qb;
 	long long c0[NCNT], c1[NCNT], tmo;
 	struct ibv_wc wc;
 	double t0, t1;
 	long bad;
 	int i;
 
-	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
-	    qp_connect(qb, b, qa->qp_num, a, &o)) {
-		fail("setup: %s", strerror(errno));
+	if (qp_pair(a, b, &o, &qa, &qb))
 		return 1;
-	}
 	cnt_snap(a, b, c0);
 	t0 = now_s();
 	for (i = 0; i < n && !failures; i++) {
@@ -903,6 +914,100 @@ static int do_bigread(struct dev *a, struct dev *b, int n)
 }
 
 /*
+ * Lost ACKs only (the impairment is on B's egress, and all requests go
+ * from A to B): WRITEs of PROBE_LEN one at a time, so that each lost
+ * answer leaves the requester with nothing more to send, every byte
+ * checked when its WR completes. Nothing needs resending, so every
+ * retransmission is spurious: a tail-loss probe must cost one packet,
+ * and only the timer or a sequence NAK (a veth reorders a few) may send
+ * a WR's worth.
+ */
+#define PROBE_LEN	(16u << 10)
+
+static int probe_post(struct ibv_qp *qa, struct dev *a, struct dev *b,
+		      uint64_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)a->buf + SLOT(i % WINDOW),
+		.length = PROBE_LEN, .lkey = a->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = i, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = (uintptr_t)b->buf + SLOT(i % WINDOW),
+			.rkey = b->mr->rkey,
+		},
+	}, *bw;
+
+	pat_fill(a->buf + SLOT(i % WINDOW), PROBE_LEN, 9, i);
+	return ibv_post_send(qa, &wr, &bw);
+}
+
+static int do_probe(struct dev *a, struct dev *b, uint64_t n)
+{
+	struct qpopt o = {
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 1,
+		.max_dest_rd_atomic = 1, .psn = 0xffff00,
+	};
+	struct ibv_qp *qa, *qb;
+	long long c0[NCNT], c1[NCNT], rt, pr, tmo, nak, win;
+	enum ibv_mtu mtu = a->mtu < b->mtu ? a->mtu : b->mtu;
+	uint64_t posted = 0, done = 0;
+	struct ibv_wc wc;
+	double t0, t1;
+	long bad;
+
+	if (qp_pair(a, b, &o, &qa, &qb))
+		return 1;
+	/* The PSNs of one WR at the path MTU qp_connect() set. */
+	win = PROBE_LEN / (128u << mtu);
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	while (done < n && !failures) {
+		if (posted == done && probe_post(qa, a, b, posted++)) {
+			fail("post_send %" PRIu64, posted - 1);
+			break;
+		}
+		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
+			fail("WRITE %" PRIu64 ": no completion", done);
+			break;
+		}
+		if (wc.wr_id != done || wc.status != IBV_WC_SUCCESS) {
+			fail("WRITE %" PRIu64 ": wr_id %" PRIu64 " status %s",
+			     done, wc.wr_id, ibv_wc_status_str(wc.status));
+			break;
+		}
+		bad = pat_check(b->buf + SLOT(done % WINDOW), PROBE_LEN, 9,
+				done);
+		if (bad >= 0)
+			fail("WRITE %" PRIu64 ": byte %ld wrong", done, bad);
+		done++;
+	}
+	t1 = now_s();
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+	rt = cnt_delta(c0, c1, "retransmits");
+	pr = cnt_delta(c0, c1, "tail_loss_probes");
+	tmo = cnt_delta(c0, c1, "ack_timeouts");
+	nak = cnt_delta(c0, c1, "nak_seq_rcvd");
+	printf("# %" PRIu64 " WRITEs of %u KiB in %.2f s: %lld packets resent, "
+	       "%lld probes, %lld ACK timeouts, %lld sequence NAKs\n", done,
+	       PROBE_LEN >> 10, t1 - t0, rt, pr, tmo, nak);
+	if (pr <= 0)
+		fail("no tail-loss probe: is the impairment on?");
+	if (rt > pr + (tmo + nak) * win)
+		fail("%lld packets resent for %lld probes, %lld timeouts and "
+		     "%lld NAKs: a probe resends more than one packet",
+		     rt, pr, tmo, nak);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	return failures ? 1 : 0;
+}
+
+/*
  * One WR that cannot complete; its status checked, its elapsed time *@t
  * and the time the QP's timers predict *@want. 0, or 1 on a failure.
  */
@@ -914,7 +1019,7 @@ static int exhaust_once(struct dev *a, struct dev *b, bool rnr, double *t,
 		.min_rnr_timer = 1, .max_rd_atomic = 4,
 		.max_dest_rd_atomic = 4, .psn = 0xfffffe,
 	};
-	struct ibv_qp *qa = qp_create(a), *qb = qp_create(b);
+	struct ibv_qp *qa, *qb;
 	long long c0[NCNT], c1[NCNT];
 	struct ibv_wc wc;
 	double t0;
@@ -925,11 +1030,8 @@ static int exhaust_once(struct dev *a, struct dev *b, bool rnr, double *t,
 		o.min_rnr_timer = 26;	/* 81.92 ms */
 		o.timeout = 18;		/* never the transport timer */
 	}
-	if (!qa || !qb || qp_connect(qa, a, qb->qp_num, b, &o) ||
-	    qp_connect(qb, b, qa->qp_num, a, &o)) {
-		fail("setup: %s", strerror(errno));
+	if (qp_pair(a, b, &o, &qa, &qb))
 		return 1;
-	}
 	pat_fill(a->buf, 3000, 1, 1);
 	cnt_snap(a, b, c0);
 	t0 = now_s();
@@ -1463,8 +1565,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || !na || !nb) {
 		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
-			"move MIB EXPECT | rdatomic | bigread N | retry | rnr | "
-			"uc N [CMD]\n", argv[0]);
+			"move MIB EXPECT | rdatomic | bigread N | probe N | "
+			"retry | rnr | uc N [CMD]\n", argv[0]);
 		return 4;
 	}
 	ret = dev_open(&a, na);
@@ -1481,6 +1583,8 @@ int main(int argc, char **argv)
 		return do_rdatomic(&a, &b);
 	if (!strcmp(argv[1], "bigread") && argc > 2)
 		return do_bigread(&a, &b, atoi(argv[2]));
+	if (!strcmp(argv[1], "probe") && argc > 2)
+		return do_probe(&a, &b, strtoull(argv[2], NULL, 0));
 	if (!strcmp(argv[1], "retry"))
 		return do_exhaust(&a, &b, false);
 	if (!strcmp(argv[1], "rnr"))

@@ -124,6 +124,15 @@ netem loss 1%
 run "16 READs of 1 MiB under 1% loss, data checked, gaps not left to the timer" \
 	bigread 16
 
+# lost ACKs only: the WRITEs go from A to B, so B's end alone is impaired
+# and every retransmission is spurious; a tail-loss probe resends one
+# packet, not the message
+netem
+tc -n swr-lb qdisc add dev wl1 root netem loss 10%
+tap_ok $? "netem loss 10% on B's end only"
+run "1,000 WRITEs of 16 KiB, 10% of the ACKs lost: a tail-loss probe resends one packet" \
+	probe 1000
+
 # a peer that vanishes: every packet lost
 netem loss 100%
 run "peer unreachable: RETRY_EXC_ERR after retry_cnt retries, on time" retry
