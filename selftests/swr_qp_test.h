@@ -769,14 +769,33 @@ static inline void swr_t_run_child(struct __test_metadata *_metadata,
 						 WEXITSTATUS(status));
 }
 
+/*
+ * For the log of a test that waited in vain: the QPs the kernel reports
+ * (state, PSNs, ring indices) and every port counter that is not 0, as
+ * TAP comments. A completion that never comes is rare and timing-bound;
+ * this is what is left to diagnose it from.
+ */
+static inline void swr_dump_state(void)
+{
+	fflush(stdout);
+	if (system("{ rdma res show qp -dd; grep -H -v '^0$' "
+		   "/sys/class/infiniband/*/ports/1/hw_counters/*; } "
+		   "2>&1 | sed 's/^/# state: /'"))
+		printf("# state: not available\n");
+	fflush(stdout);
+}
+
 /* Wait for the next completion on @cq; it must be @wr_id with @status. */
 static inline void swr_t_wait_wc(struct __test_metadata *_metadata,
 				 struct ibv_cq *cq, uint64_t wr_id,
 				 enum ibv_wc_status status, struct ibv_wc *out)
 {
 	struct ibv_wc wc;
+	int n = swr_wait(cq, &wc);
 
-	ASSERT_EQ(1, swr_wait(cq, &wc))
+	if (n != 1)
+		swr_dump_state();
+	ASSERT_EQ(1, n)
 		TH_LOG("no completion for wr_id %llu", (unsigned long long)wr_id);
 	EXPECT_EQ(wr_id, wc.wr_id);
 	ASSERT_EQ(status, wc.status)
