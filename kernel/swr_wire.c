@@ -1224,7 +1224,8 @@ void swr_wire_exit(void)
  * It lacks earlier ones: a sequence NAK, and the go-back and the cut
  * that follow it as for any NAK. It had all but that packet: it takes
  * it. A READ or atomic is asked again as a whole (from the READ's first
- * response not received), as a go-back would.
+ * response not received), as a go-back would; so is the first one still
+ * open when the last packet sent has been answered.
  */
 static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 			   u64 now)
@@ -1232,7 +1233,7 @@ static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 	struct swr_wire_req *wr = &qp->wire->req;
 	u64 pto = swr_cc_lw_pto(qp, swr_wire_tmo(p->timeout));
 	bool stuck = wr->send == wr->tail || wr->inflight_full;
-	u32 last = (wr->sent_hi - 1) & SWR_PSN_MASK, idx;
+	u32 last = (wr->sent_hi - 1) & SWR_PSN_MASK, idx, k;
 	struct swr_wire_ent *e;
 
 	wr->probe_at = 0;
@@ -1243,10 +1244,18 @@ static void swr_wire_probe(struct swr_qp *qp, const struct swr_wire_path *p,
 		return;
 	}
 	e = swr_wire_find(qp, last, &idx);
-	if (!e || e->done)
+	if (!e)
 		return;
+	k = swr_psn_diff(last, e->first_psn);
+	/* Answered to its end: a READ or atomic before it lacks responses. */
+	if (e->done) {
+		idx = swr_wire_first_open(qp, idx);
+		if (swr_wire_ent(wr, idx)->done)
+			return;
+		k = 0;
+	}
 	swr_qp_count(qp, SWR_CNT_LW_PROBES);
-	swr_wire_go_back(qp, idx, swr_psn_diff(last, e->first_psn));
+	swr_wire_go_back(qp, idx, k);
 	/* swr_wire_send_pkt() asks for an ACK with the next packet. */
 	wr->unacked = SWR_WIRE_ACK_EVERY;
 }
