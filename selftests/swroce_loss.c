@@ -955,8 +955,8 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 	struct ibv_qp *qa, *qb;
 	long long c0[NCNT], c1[NCNT], rt, pr, tmo, nak, win;
 	enum ibv_mtu mtu = a->mtu < b->mtu ? a->mtu : b->mtu;
-	uint64_t posted = 0, done = 0;
 	struct ibv_wc wc;
+	uint64_t done;
 	double t0, t1;
 	long bad;
 
@@ -966,9 +966,9 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 	win = PROBE_LEN / (128u << mtu);
 	cnt_snap(a, b, c0);
 	t0 = now_s();
-	while (done < n && !failures) {
-		if (posted == done && probe_post(qa, a, b, posted++)) {
-			fail("post_send %" PRIu64, posted - 1);
+	for (done = 0; done < n && !failures; done++) {
+		if (probe_post(qa, a, b, done)) {
+			fail("post_send %" PRIu64, done);
 			break;
 		}
 		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
@@ -984,7 +984,6 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 				done);
 		if (bad >= 0)
 			fail("WRITE %" PRIu64 ": byte %ld wrong", done, bad);
-		done++;
 	}
 	t1 = now_s();
 	cnt_snap(a, b, c1);
