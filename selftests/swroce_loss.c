@@ -26,6 +26,11 @@
  *   swroce_loss probe N       (ACKs lost) N RDMA WRITEs of 16 KiB, one
  *                             at a time, data checked; a tail-loss probe
  *                             resends one packet, not the message.
+ *   swroce_loss probe-read N P (every Pth READ's last response lost) N
+ *                             pairs of a 3-packet READ and a 64-byte
+ *                             WRITE, data checked; the WRITE is answered,
+ *                             and the probe asks for the READ again
+ *                             before the ACK timeout does.
  *   swroce_loss retry         (the peer is unreachable) one WRITE fails
  *                             with RETRY_EXC_ERR after retry_cnt retries,
  *                             in the time the timeout predicts.
@@ -1007,6 +1012,123 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 }
 
 /*
+ * A READ whose last response is lost, followed by a WRITE that is
+ * answered (the shell drops every Pth READ response that ends a READ on
+ * B's egress): the last packet the requester sent has its ACK, and the
+ * READ before it lacks a response. A tail-loss probe then asks for the
+ * READ again (swr_wire_probe()); without it, only the ACK timeout would.
+ * Each READ is 3 path MTUs, data checked; the WRITE is 64 bytes.
+ */
+#define PRD_PKTS	3
+
+static int prd_post(struct ibv_qp *qa, struct dev *a, struct dev *b,
+		    uint64_t i, uint32_t len)
+{
+	size_t rd = SLOT(i % WINDOW), wr = SLOT((i + WINDOW / 2) % WINDOW);
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)a->buf + rd, .length = len,
+		.lkey = a->mr->lkey,
+	}, wsge = {
+		.addr = (uintptr_t)a->buf + wr, .length = 64,
+		.lkey = a->mr->lkey,
+	};
+	struct ibv_send_wr w = {
+		.wr_id = 2 * i + 1, .sg_list = &wsge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = (uintptr_t)b->buf + wr,
+			.rkey = b->mr->rkey,
+		},
+	}, r = {
+		.wr_id = 2 * i, .sg_list = &rsge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = (uintptr_t)b->buf + rd,
+			.rkey = b->mr->rkey,
+		},
+		.next = &w,
+	}, *bw;
+
+	pat_fill(b->buf + rd, len, 11, i);
+	memset(a->buf + rd, 0, len);
+	return ibv_post_send(qa, &r, &bw);
+}
+
+/* The two completions of prd_post()'s @i, in order: 0, or 1 after fail(). */
+static int prd_wait(struct dev *a, uint64_t i)
+{
+	struct ibv_wc wc;
+	uint64_t k;
+
+	for (k = 2 * i; k <= 2 * i + 1; k++) {
+		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
+			fail("WR %" PRIu64 ": no completion", k);
+			return 1;
+		}
+		if (wc.wr_id != k || wc.status != IBV_WC_SUCCESS) {
+			fail("WR %" PRIu64 ": wr_id %" PRIu64 " status %s", k,
+			     wc.wr_id, ibv_wc_status_str(wc.status));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int do_probe_read(struct dev *a, struct dev *b, uint64_t n,
+			 uint64_t period)
+{
+	struct qpopt o = {
+		.timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.min_rnr_timer = 1, .max_rd_atomic = 1,
+		.max_dest_rd_atomic = 1, .psn = 0xffff00,
+	};
+	enum ibv_mtu mtu = a->mtu < b->mtu ? a->mtu : b->mtu;
+	uint32_t len = PRD_PKTS * (128u << mtu);
+	long long c0[NCNT], c1[NCNT], pr, tmo, lost;
+	struct ibv_qp *qa, *qb;
+	uint64_t i;
+	double t0, t1;
+	long bad;
+
+	if (!period || qp_pair(a, b, &o, &qa, &qb))
+		return 1;
+	cnt_snap(a, b, c0);
+	t0 = now_s();
+	for (i = 0; i < n && !failures; i++) {
+		if (prd_post(qa, a, b, i, len)) {
+			fail("post_send %" PRIu64, i);
+			break;
+		}
+		if (prd_wait(a, i))
+			break;
+		bad = pat_check(a->buf + SLOT(i % WINDOW), len, 11, i);
+		if (bad >= 0)
+			fail("READ %" PRIu64 ": byte %ld wrong", i, bad);
+	}
+	t1 = now_s();
+	cnt_snap(a, b, c1);
+	cnt_print(c0, c1);
+	pr = cnt_delta(c0, c1, "tail_loss_probes");
+	tmo = cnt_delta(c0, c1, "ack_timeouts");
+	/*
+	 * The shell's filter drops every period-th READ Response Last it
+	 * sees, the ones asked for again included: i / (period - 1).
+	 */
+	lost = (long long)(i / (period > 1 ? period - 1 : 1));
+	printf("# %" PRIu64 " READs of %u B + WRITEs in %.2f s, about %lld "
+	       "READ responses lost: %lld probes, %lld ACK timeouts\n", i,
+	       len, t1 - t0, lost, pr, tmo);
+	if (pr < lost / 2)
+		fail("%lld probes for about %lld lost READ responses", pr, lost);
+	if (tmo > lost / 4)
+		fail("%lld ACK timeouts for about %lld lost READ responses: "
+		     "the probe left them to the timer", tmo, lost);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	return failures ? 1 : 0;
+}
+
+/*
  * One WR that cannot complete; its status checked, its elapsed time *@t
  * and the time the QP's timers predict *@want. 0, or 1 on a failure.
  */
@@ -1567,7 +1689,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !na || !nb) {
 		fprintf(stderr, "usage: SWR_LOSS_A=dev SWR_LOSS_B=dev %s "
 			"move MIB EXPECT | rdatomic | bigread N | probe N | "
-			"retry | rnr | uc N [CMD]\n", argv[0]);
+			"probe-read N P | retry | rnr | uc N [CMD]\n", argv[0]);
 		return 4;
 	}
 	ret = dev_open(&a, na);
@@ -1586,6 +1708,9 @@ int main(int argc, char **argv)
 		return do_bigread(&a, &b, atoi(argv[2]));
 	if (!strcmp(argv[1], "probe") && argc > 2)
 		return do_probe(&a, &b, strtoull(argv[2], NULL, 0));
+	if (!strcmp(argv[1], "probe-read") && argc > 3)
+		return do_probe_read(&a, &b, strtoull(argv[2], NULL, 0),
+				     strtoull(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "retry"))
 		return do_exhaust(&a, &b, false);
 	if (!strcmp(argv[1], "rnr"))

@@ -133,6 +133,26 @@ tap_ok $? "netem loss 10% on B's end only"
 run "1,000 WRITEs of 16 KiB, 10% of the ACKs lost: a tail-loss probe resends one packet" \
 	probe 1000
 
+# a READ's last response lost, the WRITE after it answered: the last
+# packet the requester sent has its ACK, and a tail-loss probe asks for
+# the READ again. On B's egress, IPv4 UDP 4791 with BTH opcode 0x0f (RC
+# RDMA READ Response Last, the byte after the UDP header): every 4th
+# dropped (gact's deterministic mode counts the packets it matches).
+netem
+if tc -n swr-lb qdisc add dev wl1 clsact &&
+	tc -n swr-lb filter add dev wl1 egress protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u8 0x0f 0xff at 28 \
+		action gact pass random determ drop 4; then
+	run "300 READs whose every 4th last response is lost, each followed by an answered WRITE: the probe asks again" \
+		probe-read 300 4
+	tc -n swr-lb -s filter show dev wl1 egress | grep -E 'Sent|dropped' |
+		head -n 2 | sed 's/^ */# filter: /'
+	tc -n swr-lb qdisc del dev wl1 clsact
+else
+	tap_ok 1 "a u32 filter dropping every 4th READ Response Last on B's end"
+fi
+
 # a peer that vanishes: every packet lost
 netem loss 100%
 run "peer unreachable: RETRY_EXC_ERR after retry_cnt retries, on time" retry
