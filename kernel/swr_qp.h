@@ -325,6 +325,14 @@ struct swr_wire_rd {
 	};
 };
 
+/* An answer (ACK or NAK) the responder holds back: its AETH and PSN. */
+struct swr_wire_held {
+	bool valid;
+	u8 syn;
+	u32 psn;
+	u32 msn;
+};
+
 /* RC/UC over the wire: the responder's state (resp_lock). */
 struct swr_wire_resp {
 	u32 msn;
@@ -340,6 +348,11 @@ struct swr_wire_resp {
 	 * without it.
 	 */
 	bool tx_pending;
+	/*
+	 * An ACK, RNR NAK or sequence NAK held while tx_pending, for the
+	 * poller to send after those responses (swr_wire_answer()).
+	 */
+	struct swr_wire_held held;
 	u32 rd_next;		/* slot the next READ/atomic takes */
 	struct swr_wire_rd rd[SWR_MAX_RD_ATOM];
 };
