@@ -493,7 +493,8 @@ else
 		measure "$devs" perftest $t $((64 * KiB)) 2000
 		measure "$devs" perftest $t $MiB 200
 	done
-	measure "$devs" perftest ib_write_bw $((64 * KiB)) 200 -q 4
+	# four QPs of 500 each: the 2,000 WQEs of the -q 1 row above
+	measure "$devs" perftest ib_write_bw $((64 * KiB)) 500 -q 4
 	for t in ib_write_lat ib_read_lat ib_send_lat; do
 		measure "$devs" perftest $t 2 500
 		measure "$devs" perftest $t $((4 * KiB)) 500
