@@ -1090,7 +1090,12 @@ static int do_probe_read(struct dev *a, struct dev *b, uint64_t n,
 	double t0, t1;
 	long bad;
 
-	if (!period || qp_pair(a, b, &o, &qa, &qb))
+	/* Every READ Response Last dropped would drop each re-request too. */
+	if (period < 2) {
+		fail("drop period %" PRIu64 ": want 2 or more", period);
+		return 1;
+	}
+	if (qp_pair(a, b, &o, &qa, &qb))
 		return 1;
 	cnt_snap(a, b, c0);
 	t0 = now_s();
@@ -1114,7 +1119,7 @@ static int do_probe_read(struct dev *a, struct dev *b, uint64_t n,
 	 * The shell's filter drops every period-th READ Response Last it
 	 * sees, the ones asked for again included: i / (period - 1).
 	 */
-	lost = (long long)(i / (period > 1 ? period - 1 : 1));
+	lost = (long long)(i / (period - 1));
 	printf("# %" PRIu64 " READs of %u B + WRITEs in %.2f s, about %lld "
 	       "READ responses lost: %lld probes, %lld ACK timeouts\n", i,
 	       len, t1 - t0, lost, pr, tmo);
