@@ -25,7 +25,7 @@
 #                   installed kernel (make check: the running one)
 #   make check-cc   the congestion-control step alone on both kernels (ECN,
 #                   CNPs, DCQCN through a tbf + fq_codel bottleneck; make
-#                   check runs it too)
+#                   check runs it on the first kernel)
 #   make check-rdma-core  the provider with rdma-core v39 .. v64, each built
 #                   from source (cached in build/rdma-core): ibv_devinfo,
 #                   ibv_rc_pingpong, that release's test suite, in a guest
