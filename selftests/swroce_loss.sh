@@ -137,21 +137,27 @@ run "1,000 WRITEs of 16 KiB, 10% of the ACKs lost: a tail-loss probe resends one
 # packet the requester sent has its ACK, and a tail-loss probe asks for
 # the READ again. On B's egress, IPv4 UDP 4791 with BTH opcode 0x0f (RC
 # RDMA READ Response Last, the byte after the UDP header): every 4th
-# dropped (gact's deterministic mode counts the packets it matches).
+# dropped (gact's deterministic mode counts the packets it matches; a
+# kernel without CONFIG_GACT_PROB, as the debug kernel's config, has no
+# such mode: skipped there, failed if u32 or gact themselves fail).
 netem
-if tc -n swr-lb qdisc add dev wl1 clsact &&
-	tc -n swr-lb filter add dev wl1 egress protocol ip prio 1 u32 \
+prd_match() {
+	tc -n swr-lb filter add dev wl1 egress protocol ip prio "$1" u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		match u8 0x0f 0xff at 28 \
-		action gact pass random determ drop 4; then
-	run "300 READs whose every 4th last response is lost, each followed by an answered WRITE: the probe asks again" \
-		probe-read 300 4
+		match u8 0x0f 0xff at 28 action gact pass "${@:2}"
+}
+prd="300 READs whose every 4th last response is lost, each followed by an answered WRITE: the probe asks again"
+if tc -n swr-lb qdisc add dev wl1 clsact &&
+	prd_match 1 random determ drop 4 2>/dev/null; then
+	run "$prd" probe-read 300 4
 	tc -n swr-lb -s filter show dev wl1 egress | grep -E 'Sent|dropped' |
 		head -n 2 | sed 's/^ */# filter: /'
-	tc -n swr-lb qdisc del dev wl1 clsact
+elif prd_match 2; then
+	tap_skip "$prd" "gact has no deterministic drop here (CONFIG_GACT_PROB)"
 else
-	tap_ok 1 "a u32 filter dropping every 4th READ Response Last on B's end"
+	tap_ok 1 "a u32 filter with a gact action on B's end"
 fi
+tc -n swr-lb qdisc del dev wl1 clsact 2>/dev/null
 
 # a peer that vanishes: every packet lost
 netem loss 100%
