@@ -223,6 +223,26 @@ static int qp_pair(struct dev *a, struct dev *b, const struct qpopt *o,
 	return 0;
 }
 
+/*
+ * The next completion on @a's CQ is WR @k's (a @what), successful: 0, or 1
+ * after fail().
+ */
+static int wait_wr(struct dev *a, const char *what, uint64_t k)
+{
+	struct ibv_wc wc;
+
+	if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
+		fail("%s %" PRIu64 ": no completion", what, k);
+		return 1;
+	}
+	if (wc.wr_id != k || wc.status != IBV_WC_SUCCESS) {
+		fail("%s %" PRIu64 ": wr_id %" PRIu64 " status %s", what, k,
+		     wc.wr_id, ibv_wc_status_str(wc.status));
+		return 1;
+	}
+	return 0;
+}
+
 /* Counters ------------------------------------------------------------------ */
 
 static const char *const cnames[] = {
@@ -859,7 +879,6 @@ static int do_bigread(struct dev *a, struct dev *b, int n)
 	};
 	struct ibv_qp *qa, *qb;
 	long long c0[NCNT], c1[NCNT], tmo;
-	struct ibv_wc wc;
 	double t0, t1;
 	long bad;
 	int i;
@@ -889,15 +908,8 @@ static int do_bigread(struct dev *a, struct dev *b, int n)
 			fail("post_send %d", i);
 			break;
 		}
-		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
-			fail("READ %d: no completion", i);
+		if (wait_wr(a, "READ", i))
 			break;
-		}
-		if (wc.wr_id != (uint64_t)i || wc.status != IBV_WC_SUCCESS) {
-			fail("READ %d: wr_id %" PRIu64 " status %s", i,
-			     wc.wr_id, ibv_wc_status_str(wc.status));
-			break;
-		}
 		bad = pat_check(a->buf, BIGREAD_LEN, 7, i);
 		if (bad >= 0)
 			fail("READ %d: byte %ld wrong", i, bad);
@@ -960,7 +972,6 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 	struct ibv_qp *qa, *qb;
 	long long c0[NCNT], c1[NCNT], rt, pr, tmo, nak, win;
 	enum ibv_mtu mtu = a->mtu < b->mtu ? a->mtu : b->mtu;
-	struct ibv_wc wc;
 	uint64_t done;
 	double t0, t1;
 	long bad;
@@ -976,15 +987,8 @@ static int do_probe(struct dev *a, struct dev *b, uint64_t n)
 			fail("post_send %" PRIu64, done);
 			break;
 		}
-		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
-			fail("WRITE %" PRIu64 ": no completion", done);
+		if (wait_wr(a, "WRITE", done))
 			break;
-		}
-		if (wc.wr_id != done || wc.status != IBV_WC_SUCCESS) {
-			fail("WRITE %" PRIu64 ": wr_id %" PRIu64 " status %s",
-			     done, wc.wr_id, ibv_wc_status_str(wc.status));
-			break;
-		}
 		bad = pat_check(b->buf + SLOT(done % WINDOW), PROBE_LEN, 9,
 				done);
 		if (bad >= 0)
@@ -1054,26 +1058,6 @@ static int prd_post(struct ibv_qp *qa, struct dev *a, struct dev *b,
 	return ibv_post_send(qa, &r, &bw);
 }
 
-/* The two completions of prd_post()'s @i, in order: 0, or 1 after fail(). */
-static int prd_wait(struct dev *a, uint64_t i)
-{
-	struct ibv_wc wc;
-	uint64_t k;
-
-	for (k = 2 * i; k <= 2 * i + 1; k++) {
-		if (swr_poll_wait(a->cq, &wc, SWR_CQ_TIMEOUT_MS) != 1) {
-			fail("WR %" PRIu64 ": no completion", k);
-			return 1;
-		}
-		if (wc.wr_id != k || wc.status != IBV_WC_SUCCESS) {
-			fail("WR %" PRIu64 ": wr_id %" PRIu64 " status %s", k,
-			     wc.wr_id, ibv_wc_status_str(wc.status));
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static int do_probe_read(struct dev *a, struct dev *b, uint64_t n,
 			 uint64_t period)
 {
@@ -1104,7 +1088,7 @@ static int do_probe_read(struct dev *a, struct dev *b, uint64_t n,
 			fail("post_send %" PRIu64, i);
 			break;
 		}
-		if (prd_wait(a, i))
+		if (wait_wr(a, "READ", 2 * i) || wait_wr(a, "WRITE", 2 * i + 1))
 			break;
 		bad = pat_check(a->buf + SLOT(i % WINDOW), len, 11, i);
 		if (bad >= 0)
